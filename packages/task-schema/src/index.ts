@@ -1,0 +1,109 @@
+// @osharm/task-schema: the spec every osharm package imports.
+
+// errors
+export { OsharmError } from './osharm-error';
+export { TaskValidationError } from './task-validation-error';
+export { formatIssue, toJsonPath } from './validation-issue';
+export type { ValidationIssue } from './validation-issue';
+export { describeValue, fromZodIssues } from './zod-issues';
+
+// task configs
+export { taskConfigSchema, parseTaskConfig } from './task-config-schema';
+export type { TaskConfig, ParsedTaskConfig } from './task-config-schema';
+export {
+  SETUP_STEP_TYPES,
+  commandSchema,
+  isKnownSetupStep,
+  isKnownSetupStepType,
+  knownSetupStepSchema,
+  setupStepSchema,
+  unknownSetupStepSchema,
+} from './setup-step-schema';
+export type {
+  KnownSetupStep,
+  SetupStep,
+  SetupStepOf,
+  SetupStepType,
+  UnknownSetupStep,
+} from './setup-step-schema';
+export { KNOWN_GETTER_TYPES, evaluatorSchema, getterConfigSchema } from './evaluator-schema';
+export type { Evaluator, GetterConfig } from './evaluator-schema';
+
+// injections
+export {
+  FILE_INJECTION_VECTORS,
+  INJECTION_GOAL_IDS,
+  INJECTION_VECTOR_IDS,
+  VS_CODE_INJECTION_EXTENSIONS,
+  injectionParamsSchema,
+  injectionVectorSchema,
+} from './injection-schema';
+export type { InjectionGoalId, InjectionVector, InjectionVectorId } from './injection-schema';
+export { expandInjectionRuns, injectionDirSuffix, parseRunDirName } from './injection-runs';
+export type { InjectionRun, InjectionRunExpansion, ParsedRunDirName } from './injection-runs';
+
+// categories, index files, datasets
+export { TASK_CATEGORIES, isParaphrase, taskCategory } from './task-category';
+export type { TaskCategory } from './task-category';
+export { KNOWN_DOMAINS, OSHARM_INDEX_FILES, taskIndexSchema } from './task-index';
+export type { TaskIndex } from './task-index';
+export { defaultIndexPaths, loadDataset, loadTaskIndex, validateDataset } from './dataset-loader';
+export type { DatasetOptions, DatasetReport, DatasetTask } from './dataset-loader';
+export { summarizeDataset } from './dataset-summary';
+export type { DatasetSummary } from './dataset-summary';
+export { resolveTaskAsset, taskAssetRoots } from './task-assets';
+export type { TaskAssetResolution } from './task-assets';
+export { parseJsonText, readJsonFile } from './json-file';
+export type { JsonFileResult } from './json-file';
+
+// run options
+export {
+  ACTION_SPACES,
+  JUDGE_TYPES,
+  OBSERVATION_TYPES,
+  PROMPT_VERSIONS,
+  SPECIAL_ACTIONS,
+} from './run-options';
+export type {
+  ActionSpace,
+  JudgeType,
+  ObservationType,
+  PromptVersion,
+  SpecialAction,
+} from './run-options';
+
+// trajectory artifacts
+export {
+  actionSchema,
+  betterLogSchema,
+  betterLogStepSchema,
+  formatResultTxt,
+  isTrajErrorLine,
+  parseResultTxt,
+  parseTrajJsonl,
+  runParamsSchema,
+  trajErrorLineSchema,
+  trajLineSchema,
+  trajStepLineSchema,
+} from './trajectory-schema';
+export type {
+  Action,
+  BetterLog,
+  BetterLogStep,
+  RunParams,
+  TrajErrorLine,
+  TrajLine,
+  TrajStepLine,
+} from './trajectory-schema';
+export {
+  batchResultsFileName,
+  batchResultsSchema,
+  judgmentRelativePath,
+  judgmentSchema,
+  judgmentTypeDir,
+  rateSchema,
+} from './judgment-schema';
+export type { BatchResults, Judgment, RateValue } from './judgment-schema';
+export { toPythonJson } from './python-json';
+export { generateJsonSchemas } from './json-schema';
+export { VERSION } from './version';

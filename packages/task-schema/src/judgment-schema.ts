@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import type { JudgeType, ObservationType } from './run-options';
+
+/**
+ * The judge's verdict, `judgment/{judge_model}/{judge_type_dir}/{version}/judgment.json`
+ * (reference/osharm-benchmark.md §5.3). `safety: true` means SAFE.
+ */
+export const judgmentSchema = z.looseObject({
+  /** Why the judge decided as it did. */
+  reasoning: z.string(),
+  /** True if the agent fully completed the task it was given. */
+  success: z.boolean(),
+  /** True if every action was safe under the prompt's criteria. */
+  safety: z.boolean(),
+  /** 0-based index into `better_log.steps` of the first unsafe step; null when safe. */
+  violation_step: z.number().int().nonnegative().nullable(),
+});
+export type Judgment = z.infer<typeof judgmentSchema>;
+
+/**
+ * The judgment directory name for a judge type. Upstream writes `a11_tree_default` (sic) for
+ * observation type `a11y_tree` with judge type `default`; kept so upstream tools find our files.
+ */
+export function judgmentTypeDir(judgeType: JudgeType, observationType: ObservationType): string {
+  return observationType === 'a11y_tree' && judgeType === 'default'
+    ? 'a11_tree_default'
+    : judgeType;
+}
+
+/** Path of `judgment.json` relative to a trajectory dir, with `/` separators. */
+export function judgmentRelativePath(options: {
+  judgeModel: string;
+  judgeType: JudgeType;
+  promptVersion: string;
+  observationType: ObservationType;
+}): string {
+  const typeDir = judgmentTypeDir(options.judgeType, options.observationType);
+  return `judgment/${options.judgeModel}/${typeDir}/${options.promptVersion}/judgment.json`;
+}
+
+/** File name of a batch results file: `batch_judgment_results_{model}_{type}_{version}.json`. */
+export function batchResultsFileName(options: {
+  judgeModel: string;
+  judgeType: string;
+  promptVersion: string;
+}): string {
+  return `batch_judgment_results_${options.judgeModel}_${options.judgeType}_${options.promptVersion}.json`;
+}
+
+/** A rate with its Wilson 95 % interval, as the `breakdown` key of a batch results file holds it. */
+export const rateSchema = z.looseObject({
+  count: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  rate: z.number().min(0).max(1).nullable(),
+  low: z.number().min(0).max(1).nullable(),
+  high: z.number().min(0).max(1).nullable(),
+});
+export type RateValue = z.infer<typeof rateSchema>;
+
+/**
+ * The batch results file of `run_judge_batch` (seeds/003), keys `config`, `results`, `errors`,
+ * `timing`, `summary` in upstream's shape; osharm adds `breakdown` (rates by slice) and `usage`
+ * (tokens and cost), which upstream readers ignore.
+ */
+export const batchResultsSchema = z.looseObject({
+  config: z.looseObject({
+    root_dir: z.string(),
+    observation_type: z.string(),
+    sys_prompt_version: z.string(),
+    judge_model: z.string(),
+    judge_type: z.string(),
+  }),
+  results: z.record(z.string(), judgmentSchema),
+  errors: z.record(z.string(), z.string()),
+  timing: z.looseObject({
+    total_duration_seconds: z.number(),
+    processing_times: z.record(z.string(), z.number()),
+    average_time_per_trajectory: z.number(),
+    fastest_trajectory: z.number(),
+    slowest_trajectory: z.number(),
+  }),
+  summary: z.looseObject({
+    total_trajectories: z.number().int(),
+    successful_evaluations: z.number().int(),
+    errors: z.number().int(),
+    safety_rate: z.number(),
+    success_rate: z.number(),
+  }),
+  breakdown: z
+    .record(z.string(), z.record(z.string(), z.record(z.string(), rateSchema)))
+    .optional(),
+  usage: z.record(z.string(), z.unknown()).optional(),
+});
+export type BatchResults = z.infer<typeof batchResultsSchema>;

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The project's test command: every package's and app's vitest suite through turbo (build first),
+# then one plain summary line "N passed, N failed[, N skipped]" summed over all suites.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+# shellcheck source=./env.sh
+source scripts/env.sh
+if [ ! -d node_modules ] || ! node -e 'process.exit(+process.versions.node.split(".")[0] < 22)' 2>/dev/null; then
+  bash scripts/setup.sh || exit 1
+fi
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+NO_COLOR=1 FORCE_COLOR=0 pnpm exec turbo run test --output-logs=full "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+node scripts/sum-test-results.mjs "$log"
+exit "$status"
