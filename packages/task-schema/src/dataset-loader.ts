@@ -32,8 +32,7 @@ export interface DatasetOptions {
   readonly baseDir?: string;
   /**
    * Index file(s) (upstream `--test_all_meta_path`), resolved against the working directory.
-   * @default every OS-Harm index (`test_misuse.json`, `test_injection.json`,
-   * `test_misbehavior.json`) present in `baseDir`
+   * @default every `test_*.json` in `baseDir` ({@link defaultIndexPaths})
    */
   readonly indexPaths?: string | readonly string[];
   /** Only this domain; `'all'` or undefined for every domain. */
@@ -115,15 +114,24 @@ async function readIndex(file: string): Promise<{ index?: TaskIndex; issues: Val
   return { index, issues };
 }
 
-/** The OS-Harm index files present in a base dir (used when no index path is given). */
+/**
+ * The index files of a base dir, used when no index path is given: every `test_*.json` in it,
+ * OS-Harm's three (misuse, injection, misbehavior) first, then the others by name.
+ */
 export function defaultIndexPaths(baseDir: string): string[] {
   let names: string[];
   try {
-    names = readdirSync(baseDir);
+    names = readdirSync(baseDir).filter(name => /^test_.*\.json$/.test(name));
   } catch {
     return [];
   }
-  return OSHARM_INDEX_FILES.filter(name => names.includes(name)).map(name => join(baseDir, name));
+  const rank = (name: string) => {
+    const at = (OSHARM_INDEX_FILES as readonly string[]).indexOf(name);
+    return at === -1 ? OSHARM_INDEX_FILES.length : at;
+  };
+  return names
+    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+    .map(name => join(baseDir, name));
 }
 
 /**
@@ -144,7 +152,7 @@ export async function validateDataset(options: DatasetOptions = {}): Promise<Dat
       severity: 'error',
       file: baseDir,
       path: '$',
-      message: `no index file given and none of ${OSHARM_INDEX_FILES.join(', ')} found in this directory`,
+      message: 'no index file given and no test_*.json index file found in this directory',
     });
   }
   const indexes: { file: string; index: TaskIndex | undefined }[] = [];

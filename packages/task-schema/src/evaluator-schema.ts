@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commandSchema, setupStepSchema } from './setup-step-schema';
+import { CATCH_ALL_BRANCH } from './zod-issues';
 
 /**
  * Getter configs: the evaluator's `result` / `expected` entries, `{ "type": getter, ...fields }`
@@ -45,7 +46,12 @@ export const KNOWN_GETTER_TYPES = [
 ] as const;
 const knownGetterTypes: ReadonlySet<string> = new Set(KNOWN_GETTER_TYPES);
 export const otherGetterSchema = z.looseObject({
-  type: z.string().refine(type => !knownGetterTypes.has(type)),
+  // Aborts on a known type, so the union reports the known getter's own issues (see zod-issues.ts).
+  type: z.string().refine(type => !knownGetterTypes.has(type), {
+    abort: true,
+    params: CATCH_ALL_BRANCH,
+    message: 'a known getter type is validated by its own schema',
+  }),
 });
 export const getterConfigSchema = z.union([otherGetterSchema, knownGetterSchema]);
 export type GetterConfig = z.infer<typeof getterConfigSchema>;
@@ -94,13 +100,13 @@ export const evaluatorSchema = z
         });
       }
     }
-    const needsResult = funcs.some(func => func !== 'infeasible');
-    if (needsResult && evaluator.result === undefined) {
+    // An empty func name is already reported on `func` itself.
+    const metrics = funcs.filter(func => func !== 'infeasible' && func !== '');
+    if (metrics.length > 0 && evaluator.result === undefined) {
       context.addIssue({
         code: 'custom',
         path: ['result'],
-        message: `required field is missing: metric ${funcs
-          .filter(func => func !== 'infeasible')
+        message: `required field is missing: metric ${metrics
           .map(func => `"${func}"`)
           .join(', ')} needs a result getter`,
       });

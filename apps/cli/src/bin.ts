@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+import { runCli } from './program';
+
+runCli(process.argv.slice(2)).then(
+  code => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error('osharm: internal error (please report it):', error);
+    process.exitCode = 70;
+  },
+);

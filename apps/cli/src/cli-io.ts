@@ -1,0 +1,52 @@
+/** Where the CLI reads and writes; tests pass their own to capture output. */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Directory relative paths are resolved against. */
+  readonly cwd: string;
+  /** True when stdout is a terminal (progress bars, colour). */
+  readonly isTTY: boolean;
+  /** Environment variables (API keys, settings). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export function processIo(): CliIo {
+  return {
+    stdout: text => process.stdout.write(text),
+    stderr: text => process.stderr.write(text),
+    cwd: process.cwd(),
+    isTTY: Boolean(process.stdout.isTTY),
+    env: process.env,
+  };
+}
+
+/** Exit codes of every osharm command. */
+export const ExitCode = {
+  /** Everything valid / done. */
+  ok: 0,
+  /** The data given (task files, trajectories, results) is invalid. */
+  invalidData: 1,
+  /** The command line itself is wrong (unknown flag, bad value, unknown domain). */
+  usage: 2,
+} as const;
+
+/** A problem with the command line: printed without a stack trace, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** One invocation of the CLI: its io and the exit code its command settles on. */
+export interface CliRun {
+  readonly io: CliIo;
+  exitCode: number;
+}
+
+/** Wraps a command action that returns an exit code, recording it on the run. */
+export function handle<A extends unknown[]>(
+  run: CliRun,
+  action: (...args: A) => Promise<number>,
+): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    run.exitCode = Math.max(run.exitCode, await action(...args));
+  };
+}

@@ -1,0 +1,79 @@
+import { Command, CommanderError } from 'commander';
+import { OsharmError } from '@osharm/task-schema';
+import { normalizeArgv } from './argv';
+import { ExitCode, UsageError, processIo, type CliIo, type CliRun } from './cli-io';
+import { tasksCommand } from './commands/tasks';
+import { VERSION } from './version';
+
+/** Builds the `osharm` command tree for one run. */
+export function createProgram(run: CliRun): Command {
+  const program = new Command('osharm')
+    .description(
+      'osharm: measure how safely computer-use agents behave (the OS-Harm benchmark, reproduced and extended)',
+    )
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: text => run.io.stdout(text),
+      writeErr: text => run.io.stderr(text),
+    })
+    .addHelpText(
+      'after',
+      `
+Upstream snake_case flags (--test_config_base_dir …) are accepted too.
+Exit codes: 0 ok, 1 invalid data, 2 usage error.
+Docs: docs/README.md`,
+    );
+  program.addCommand(tasksCommand(run));
+  // Subcommands added through addCommand do not inherit these settings: apply them down the tree.
+  const inherit = (command: Command) => {
+    for (const sub of command.commands) {
+      sub
+        .exitOverride()
+        .showHelpAfterError('(add --help for usage)')
+        .configureOutput({
+          writeOut: text => run.io.stdout(text),
+          writeErr: text => run.io.stderr(text),
+        });
+      inherit(sub);
+    }
+  };
+  inherit(program);
+  return program;
+}
+
+/**
+ * Runs the CLI on `argv` (without the node and script entries) and returns the exit code.
+ * Never throws for user errors: usage problems give 2, invalid data 1, each with a one-line
+ * message; only a bug prints a stack trace.
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const run: CliRun = { io, exitCode: ExitCode.ok };
+  const program = createProgram(run);
+  try {
+    if (argv.length === 0) {
+      program.outputHelp();
+      return ExitCode.usage;
+    }
+    await program.parseAsync(normalizeArgv(argv), { from: 'user' });
+    return run.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
+        return ExitCode.ok;
+      if (error.code === 'commander.help') return ExitCode.ok;
+      // commander already printed the message.
+      return ExitCode.usage;
+    }
+    if (error instanceof UsageError) {
+      io.stderr(`error: ${error.message}\n`);
+      return ExitCode.usage;
+    }
+    if (OsharmError.isInstance(error)) {
+      io.stderr(`error: ${error.message}\n`);
+      return ExitCode.invalidData;
+    }
+    throw error;
+  }
+}
