@@ -1,12 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { defaultIndexPaths, loadTaskIndex, OsharmError } from '@osharm/task-schema';
 import { UsageError, type CliIo } from './cli-io';
 
 /** Flags that pick a dataset, shared by `tasks …` and `run` (upstream names, kebab-case). */
 export interface DatasetFlags {
-  testConfigBaseDir: string;
+  testConfigBaseDir?: string;
   testAllMetaPath?: string[];
   domain: string;
 }
@@ -18,8 +18,7 @@ export function addDatasetOptions(command: Command): Command {
   return command
     .option(
       '--test-config-base-dir <dir>',
-      'dataset base dir holding examples/{domain}/{id}.json',
-      'evaluation_examples',
+      'dataset base dir holding examples/{domain}/{id}.json (default: the directory of the first --test-all-meta-path, else "evaluation_examples")',
     )
     .option(
       '--test-all-meta-path <file>',
@@ -50,11 +49,13 @@ const shown = displayPath;
  * @throws {UsageError} when a flag points at nothing usable.
  */
 export async function resolveDataset(flags: DatasetFlags, io: CliIo): Promise<ResolvedDataset> {
-  const baseDir = shown(io, flags.testConfigBaseDir);
-  const absoluteBase = resolve(io.cwd, flags.testConfigBaseDir);
+  const firstIndex = flags.testAllMetaPath?.[0];
+  const givenBase = flags.testConfigBaseDir ?? (firstIndex ? dirname(firstIndex) : 'evaluation_examples');
+  const baseDir = shown(io, givenBase);
+  const absoluteBase = resolve(io.cwd, givenBase);
   if (!existsSync(absoluteBase) || !statSync(absoluteBase).isDirectory()) {
     throw new UsageError(
-      `--test-config-base-dir: "${flags.testConfigBaseDir}" is not a directory (expected a dataset dir holding examples/{domain}/{id}.json)`,
+      `--test-config-base-dir: "${givenBase}" is not a directory (expected a dataset dir holding examples/{domain}/{id}.json)`,
     );
   }
   const indexPaths = flags.testAllMetaPath

@@ -92,11 +92,11 @@ export const evaluatorSchema = z
           path: [key],
           message: `has ${value.length} entries but func has ${funcs.length}; the lists must be the same length`,
         });
-      } else if (!isList && Array.isArray(value) && key !== 'options') {
+      } else if (!isList && Array.isArray(value)) {
         context.addIssue({
           code: 'custom',
           path: [key],
-          message: `func is a single metric, so ${key} must be one getter object, not a list`,
+          message: `func is a single metric, so ${key} must be one ${key === 'options' ? 'options' : 'getter'} object, not a list`,
         });
       }
     }

@@ -105,5 +105,6 @@ export {
 } from './judgment-schema';
 export type { BatchResults, Judgment, RateValue } from './judgment-schema';
 export { toPythonJson } from './python-json';
+export { writeFileAtomic } from './atomic-write';
 export { generateJsonSchemas } from './json-schema';
 export { VERSION } from './version';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CATCH_ALL_BRANCH } from './zod-issues';
 
 /**
  * Setup steps: the `config` list of a task and the evaluator's `postconfig` list, each
@@ -181,7 +182,12 @@ export function isKnownSetupStepType(type: string): type is SetupStepType {
 
 /** A step of a type the schema does not know: kept as it is, reported as a warning by the loader. */
 export const unknownSetupStepSchema = z.looseObject({
-  type: z.string().refine(type => !knownTypes.has(type)),
+  // Aborts on a known type, so the union reports the known type's own issues (see zod-issues.ts).
+  type: z.string().refine(type => !knownTypes.has(type), {
+    abort: true,
+    params: CATCH_ALL_BRANCH,
+    message: 'a known setup step type is validated by its own schema',
+  }),
   parameters: z.record(z.string(), z.unknown()).optional(),
 });
 

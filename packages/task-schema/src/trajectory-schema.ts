@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { injectionVectorSchema } from './injection-schema';
+import { parseJsonText } from './json-file';
 import { TaskValidationError } from './task-validation-error';
 import type { ValidationIssue } from './validation-issue';
 import { fromZodIssues } from './zod-issues';
@@ -53,21 +54,17 @@ export function parseTrajJsonl(
   const issues: ValidationIssue[] = [];
   text.split('\n').forEach((raw, index) => {
     if (raw.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      issues.push({
-        severity: 'error',
-        file,
-        path: '$',
-        line: index + 1,
-        column: 1,
-        message: `line is not valid JSON (${(error as Error).message})`,
-      });
+    const read = parseJsonText(raw, file);
+    if (!read.ok) {
+      issues.push({ ...read.issue, line: index + 1, column: read.issue.column ?? 1 });
       return;
     }
-    const parsed = trajLineSchema.safeParse(value, { reportInput: true });
+    const value = read.value;
+    // An object with an `Error` key is meant as an error line; anything else as a step line. Checking
+    // against that one schema (not the union) reports the fields that are really wrong.
+    const isErrorLine = value !== null && typeof value === 'object' && 'Error' in value;
+    const schema = isErrorLine ? trajErrorLineSchema : trajStepLineSchema;
+    const parsed = schema.safeParse(value, { reportInput: true });
     if (parsed.success) lines.push(value as TrajLine);
     else
       issues.push(
@@ -128,7 +125,10 @@ export type BetterLog = z.infer<typeof betterLogSchema>;
  */
 export function parseResultTxt(text: string, { file }: { file: string }): number {
   const trimmed = text.trim();
-  const value = trimmed === '' ? Number.NaN : Number(trimmed);
+  // A decimal number as Python writes a float or int (`1`, `0.0`, `0.25`, `1e-05`); Number() alone
+  // would also take "0x10", "0b1" or "Infinity".
+  const decimal = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+  const value = decimal.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!Number.isFinite(value)) {
     throw new TaskValidationError({
       issues: [

@@ -15,28 +15,69 @@ export function describeValue(value: unknown): string {
 }
 
 const article = (type: string) =>
-  ({ array: 'an array', object: 'an object', integer: 'an integer', int: 'an integer' })[type] ??
-  `a ${type}`;
+  (
+    ({
+      array: 'an array',
+      object: 'an object',
+      record: 'an object',
+      integer: 'an integer',
+      int: 'an integer',
+    }) as Record<string, string>
+  )[type] ?? `a ${type}`;
+
+/**
+ * `params` of the refinement that makes a catch-all union branch (setup steps or getters of an
+ * unknown `type`) reject the known types. A branch failing on it is the wrong branch for this
+ * value, so its issues are never reported.
+ */
+export const CATCH_ALL_BRANCH = { osharmCatchAllBranch: true } as const;
+
+function isCatchAllRejection(issue: ZodIssue): boolean {
+  return (
+    issue.code === 'custom' &&
+    (issue.params as { osharmCatchAllBranch?: unknown } | undefined)?.osharmCatchAllBranch === true
+  );
+}
 
 function expectedOf(issue: ZodIssue): string[] | undefined {
   if (issue.code === 'invalid_type') return [article(issue.expected)];
   if (issue.code === 'invalid_value')
     return issue.values.map(value => JSON.stringify(value) ?? String(value));
+  if (issue.code === 'invalid_union' && issue.errors.length > 0)
+    return issue.errors.flatMap(branch => branch.flatMap(inner => expectedOf(inner) ?? []));
   return undefined;
 }
 
-/** The issues of the union branch that got furthest (deepest path), or undefined when none did. */
+/** How far into the value an issue got: its path length, plus the best of a nested union's branches. */
+function issueDepth(issue: ZodIssue): number {
+  const nested =
+    issue.code === 'invalid_union' && issue.errors.length > 0
+      ? Math.max(0, ...issue.errors.map(branchDepth))
+      : 0;
+  return issue.path.length + nested;
+}
+
+const branchDepth = (branch: readonly ZodIssue[]) => Math.max(0, ...branch.map(issueDepth));
+
+/**
+ * The issues of the union branch that got furthest (deepest path; the first on a tie), or undefined
+ * when none got past the value itself. Catch-all branches that rejected a known `type` are skipped.
+ */
 function deepestBranch(branches: ZodIssue[][]): ZodIssue[] | undefined {
+  const relevant = branches.filter(branch => !branch.some(isCatchAllRejection));
   let best: ZodIssue[] | undefined;
   let bestDepth = 0;
-  for (const branch of branches) {
-    const depth = Math.max(0, ...branch.map(issue => issue.path.length));
+  for (const branch of relevant) {
+    const depth = branchDepth(branch);
     if (depth > bestDepth) {
       best = branch;
       bestDepth = depth;
     }
   }
-  return best;
+  // One branch left (a known type's schema): report its issues even at depth 0.
+  return (
+    best ?? (relevant.length === 1 && relevant.length < branches.length ? relevant[0] : undefined)
+  );
 }
 
 function messageOf(issue: ZodIssue): string {
@@ -62,6 +103,13 @@ function messageOf(issue: ZodIssue): string {
     case 'too_big':
       return `must be ${issue.inclusive ? '<=' : '<'} ${issue.maximum}, got ${describeValue(input)}`;
     case 'invalid_format':
+      if (issue.format === 'regex') {
+        // `.regex(pattern, message)` gives its own message; zod's default starts with "Invalid".
+        const rule = issue.message.startsWith('Invalid')
+          ? `must match the pattern ${(issue as { pattern?: string }).pattern ?? ''}`
+          : issue.message;
+        return `${rule}, got ${describeValue(input)}`;
+      }
       return `expected a valid ${issue.format}, got ${describeValue(input)}`;
     case 'not_multiple_of':
       return `must be a multiple of ${issue.divisor}`;
@@ -90,18 +138,19 @@ export function fromZodIssues(
         out.push(...fromZodIssues(branch, file, path));
         continue;
       }
-      const expected = issue.errors.flatMap(branchIssues =>
-        branchIssues.flatMap(inner => expectedOf(inner) ?? []),
-      );
+      const expected = issue.errors
+        .filter(branchIssues => !branchIssues.some(isCatchAllRejection))
+        .flatMap(branchIssues => branchIssues.flatMap(inner => expectedOf(inner) ?? []));
       const input = (issue as { input?: unknown }).input;
+      const wanted = expected.length > 0 ? [...new Set(expected)].join(' or ') : 'another value';
       out.push({
         severity: 'error',
         file,
         path: toJsonPath(path),
         message:
           input === undefined
-            ? `required field is missing (expected ${[...new Set(expected)].join(' or ')})`
-            : `expected ${[...new Set(expected)].join(' or ')}, got ${describeValue(input)}`,
+            ? `required field is missing (expected ${wanted})`
+            : `expected ${wanted}, got ${describeValue(input)}`,
       });
       continue;
     }

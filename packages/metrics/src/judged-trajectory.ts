@@ -1,0 +1,48 @@
+import type { TaskCategory } from '@osharm/task-schema';
+
+/** The injection of a run: vector id (`better_log` `task.injection.type`) and goal id. */
+export interface TrajectoryInjection {
+  /** Injection vector id, e.g. `thunderbird_mail_received`. */
+  readonly vector: string;
+  /** Injection goal id, e.g. `stop_task`. */
+  readonly goal: string;
+}
+
+/** The verdict fields metrics read from a `judgment.json` (`safety: true` means SAFE). */
+export interface TrajectoryVerdict {
+  /** True if the agent fully completed its task. */
+  readonly success: boolean;
+  /** True if every action was safe. */
+  readonly safety: boolean;
+  /** 0-based index into `better_log.steps` of the first unsafe step; null when safe. */
+  readonly violation_step: number | null;
+}
+
+/**
+ * One trajectory as metrics see it: where it came from, the run facts that slice it, and its
+ * judgment. Build one from a path with `describeTrajectoryPath(key)` plus the judgment.
+ */
+export interface JudgedTrajectory {
+  /** The trajectory dir as given (e.g. a key of a batch results file's `results`). */
+  readonly key: string;
+  /** Task id without any `__inject__…` suffix. */
+  readonly taskId: string;
+  /** Harm category; `injection` for every run with an injection. */
+  readonly category: TaskCategory;
+  /** App domain dir, e.g. `thunderbird`. */
+  readonly domain?: string;
+  /** Agent model, without the `_jailbreak` suffix. */
+  readonly model?: string;
+  /** True for `--jailbreak` runs (`{model}_jailbreak` dirs). */
+  readonly jailbreak?: boolean;
+  /** Observation type of the run, e.g. `screenshot_a11y_tree`. */
+  readonly observationType?: string;
+  /** Action space of the run, e.g. `pyautogui`. */
+  readonly actionSpace?: string;
+  /** Present for injection runs. */
+  readonly injection?: TrajectoryInjection;
+  /** The judge's verdict; trajectories without one are counted but not rated. */
+  readonly judgment?: TrajectoryVerdict;
+  /** The OSWorld evaluator score from `result.txt`. */
+  readonly score?: number;
+}

@@ -1,0 +1,44 @@
+import type { RateValue } from '@osharm/task-schema';
+import type { JudgedTrajectory } from './judged-trajectory';
+import { rate } from './rate';
+import type { WilsonOptions } from './wilson-interval';
+
+/** Rates over a set of trajectories; every rate's `total` is `judged`. */
+export interface Summary {
+  /** Trajectories given, judged or not. */
+  readonly total: number;
+  /** Trajectories with a judgment. */
+  readonly judged: number;
+  /** Judged as safe (`safety: true`). */
+  readonly safe: RateValue;
+  /** Judged as unsafe (`safety: false`). */
+  readonly unsafe: RateValue;
+  /** Judged as having completed the task (`success: true`). */
+  readonly success: RateValue;
+}
+
+/**
+ * Safe, unsafe and success rates with Wilson intervals over the items that have a judgment; items
+ * without one count only towards `total`.
+ */
+export function summarize(
+  items: readonly JudgedTrajectory[],
+  options: WilsonOptions = {},
+): Summary {
+  let judged = 0;
+  let safe = 0;
+  let success = 0;
+  for (const { judgment } of items) {
+    if (!judgment) continue;
+    judged += 1;
+    if (judgment.safety) safe += 1;
+    if (judgment.success) success += 1;
+  }
+  return {
+    total: items.length,
+    judged,
+    safe: rate(safe, judged, options),
+    unsafe: rate(judged - safe, judged, options),
+    success: rate(success, judged, options),
+  };
+}
