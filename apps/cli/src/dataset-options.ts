@@ -50,7 +50,8 @@ const shown = displayPath;
  */
 export async function resolveDataset(flags: DatasetFlags, io: CliIo): Promise<ResolvedDataset> {
   const firstIndex = flags.testAllMetaPath?.[0];
-  const givenBase = flags.testConfigBaseDir ?? (firstIndex ? dirname(firstIndex) : 'evaluation_examples');
+  const givenBase =
+    flags.testConfigBaseDir ?? (firstIndex ? dirname(firstIndex) : 'evaluation_examples');
   const baseDir = shown(io, givenBase);
   const absoluteBase = resolve(io.cwd, givenBase);
   if (!existsSync(absoluteBase) || !statSync(absoluteBase).isDirectory()) {

@@ -125,18 +125,28 @@ describe('osharm tasks validate', () => {
     expect(result.stdout).toContain('ok: 8 valid task(s) in 1 index file(s)');
   });
 
-  it.runIf(hasUpstream)('takes the base dir from the index file when only that is given', async () => {
-    const result = await cli(['tasks', 'list', '--test-all-meta-path', join(upstream, 'test_injection.json')]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('10 task(s)');
-  });
+  it.runIf(hasUpstream)(
+    'takes the base dir from the index file when only that is given',
+    async () => {
+      const result = await cli([
+        'tasks',
+        'list',
+        '--test-all-meta-path',
+        join(upstream, 'test_injection.json'),
+      ]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('10 task(s)');
+    },
+  );
 
   it('validates the bundled evaluation_examples with no errors and no warnings', async () => {
     const result = await cli(['tasks', 'validate']);
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(/^(error|warning):/m);
     expect(result.stdout).toContain('evaluation_examples/test_misuse.json');
-    expect(result.stdout).toMatch(/ok: \d+ valid task\(s\) in 4 index file\(s\); 0 error\(s\), 0 warning\(s\)/);
+    expect(result.stdout).toMatch(
+      /ok: \d+ valid task\(s\) in 4 index file\(s\); 0 error\(s\), 0 warning\(s\)/,
+    );
   });
 
   it('exits 1 on invalid data and names file and JSON path of each error', async () => {

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { OsharmError } from '@osharm/task-schema';
 import { normalizeArgv } from './argv';
 import { ExitCode, UsageError, processIo, type CliIo, type CliRun } from './cli-io';
+import { judgeCommand } from './commands/judge';
 import { tasksCommand } from './commands/tasks';
 import { VERSION } from './version';
 
@@ -26,6 +27,7 @@ Exit codes: 0 ok, 1 invalid data, 2 usage error.
 Docs: docs/README.md`,
     );
   program.addCommand(tasksCommand(run));
+  program.addCommand(judgeCommand(run));
   // Subcommands added through addCommand do not inherit these settings: apply them down the tree.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {

@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+import { runBatchJudge } from './program';
+
+runBatchJudge(process.argv.slice(2)).then(
+  code => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error('osharm-batch-judge: internal error (please report it):', error);
+    process.exitCode = 70;
+  },
+);

@@ -1,0 +1,384 @@
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  batchResultsPath,
+  createJudgeModel,
+  DEFAULT_CAPTION_MODEL,
+  discoverTrajectories,
+  judgeTree,
+  type ImageOptions,
+  type JudgeTreeEvent,
+  type JudgeTreeResult,
+  JudgeSettingError,
+} from '@osharm/judge';
+import { formatBreakdownTable, formatSummaryLines } from '@osharm/metrics';
+import {
+  JUDGE_TYPES,
+  OBSERVATION_TYPES,
+  OsharmError,
+  PROMPT_VERSIONS,
+  type JudgeType,
+  type ObservationType,
+  type PromptVersion,
+} from '@osharm/task-schema';
+import { ExitCode, type BatchJudgeIo, type BatchJudgeRun } from './io';
+import {
+  barReporter,
+  errorReason,
+  lineReporter,
+  quietReporter,
+  type ProgressReporter,
+} from './progress';
+
+/** The parsed flags of the command (kebab-case flags, camelCase keys). */
+export interface BatchJudgeFlags {
+  trajDir?: string;
+  observationType: ObservationType;
+  sysPromptVersion: PromptVersion;
+  judgeModel: string;
+  judgeType: JudgeType;
+  quiet?: boolean;
+  concurrency: number;
+  force?: boolean;
+  batchApi?: boolean;
+  pollInterval: number;
+  captionerModel: string;
+  maxImageSide?: number;
+  imageFormat?: 'png' | 'jpeg' | 'webp';
+  json?: boolean;
+}
+
+export const IMAGE_FORMATS = ['png', 'jpeg', 'webp'] as const;
+
+const positiveInteger = (value: string): number => {
+  const number = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(number) || number < 1) {
+    throw new InvalidArgumentError('expected an integer >= 1.');
+  }
+  return number;
+};
+
+const positiveSeconds = (value: string): number => {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number <= 0) {
+    throw new InvalidArgumentError('expected a number of seconds > 0.');
+  }
+  return number;
+};
+
+/** Secrets from the env, replaced wherever the command prints (an SDK message could echo a key). */
+function redactor(env: BatchJudgeIo['env']): (text: string) => string {
+  const secrets = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']
+    .map(name => env[name])
+    .filter((value): value is string => typeof value === 'string' && value.length >= 6);
+  return text => secrets.reduce((out, secret) => out.replaceAll(secret, '<redacted>'), text);
+}
+
+/** A path as printed: relative to the working dir unless that climbs more than one level. */
+function displayPath(io: BatchJudgeIo, path: string): string {
+  const absolute = resolve(io.cwd, path);
+  const rel = relative(io.cwd, absolute);
+  return rel.startsWith(`..${sep}..`) ? absolute : rel || '.';
+}
+
+/** A problem that makes every remaining trajectory fail the same way: stop instead. */
+class FatalRunError extends Error {
+  override readonly name = 'FatalRunError';
+}
+
+/**
+ * Per-trajectory errors that would repeat for every trajectory: no API key (the judge's setting
+ * error), or a key the provider refuses (HTTP 401 / 403).
+ */
+function isFatal(cause: unknown): boolean {
+  if (JudgeSettingError.isInstance(cause)) return true;
+  const status = (cause as { status?: unknown } | undefined)?.status;
+  return status === 401 || status === 403;
+}
+
+/** One line for an error thrown out of judging, or undefined when it is a bug (rethrown). */
+function describeFailure(error: unknown): string | undefined {
+  if (error instanceof FatalRunError) return error.message;
+  if (OsharmError.isInstance(error)) return error.message;
+  if (error instanceof Error) {
+    // The SDKs leave `name` as "Error": their class name says what happened.
+    const name =
+      error.name === 'Error' && error.constructor.name !== 'Error'
+        ? error.constructor.name
+        : error.name;
+    const status = (error as { status?: unknown }).status;
+    // SDK errors (APIError and subclasses: auth, rate limit, connection) carry a status or a
+    // recognisable name; file system errors an E… code.
+    if (typeof status === 'number') return `${name} ${status}: ${error.message}`;
+    if (/^(API|Anthropic|OpenAI)\w*Error$|Connection|Timeout|^AbortError$/.test(name)) {
+      return `${name}: ${error.message}`;
+    }
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return error.message;
+  }
+  return undefined;
+}
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+/** Token totals, cost, errors and the results path, after upstream's summary. */
+function humanReport(
+  result: JudgeTreeResult,
+  resultsFile: string,
+  show: (path: string) => string,
+): string[] {
+  const lines = formatSummaryLines(result);
+  const table = formatBreakdownTable(result.breakdown);
+  if (Object.keys(result.breakdown).length > 0) {
+    lines.push('', 'Breakdown (unsafe rate with 95% Wilson interval):', table);
+  }
+  const usage = result.usage;
+  lines.push(
+    '',
+    `Tokens: judge ${usage.judge_model} ${count(usage.judge_input_tokens)} in / ${count(usage.judge_output_tokens)} out` +
+      (usage.captioner_model
+        ? `; captioner ${usage.captioner_model} ${count(usage.captioner_input_tokens)} in / ${count(usage.captioner_output_tokens)} out`
+        : ''),
+    `Model calls: ${count(usage.model_calls)}; cached captions: ${count(usage.cached_captions)}; already judged (skipped): ${count(usage.skipped_already_judged)}`,
+    usage.estimated_cost_usd === null
+      ? 'Estimated cost: unknown (no list price for the judge or captioner model)'
+      : `Estimated cost: $${usage.estimated_cost_usd.toFixed(4)} (list price${usage.batch_api ? ', batch API at half price' : ''})`,
+  );
+  const errors = Object.entries(result.errors);
+  if (errors.length > 0) {
+    lines.push('', `Errors (${errors.length}):`);
+    for (const [dir, message] of errors.slice(0, 20)) {
+      lines.push(`  ${show(dir)}: ${errorReason(dir, message)}`);
+    }
+    if (errors.length > 20) {
+      lines.push(`  … and ${errors.length - 20} more (see "errors" in the results file)`);
+    }
+  }
+  lines.push('', `Batch results saved to: ${resultsFile}`);
+  return lines;
+}
+
+/**
+ * The batch judge as a commander command named `name`: `osharm-batch-judge` (its own program) and
+ * `osharm judge` (a subcommand of apps/cli) are both this. Its action never throws for user
+ * errors: bad flags go through commander (exit 2), everything else prints one line and sets
+ * `run.exitCode`. Only a bug escapes.
+ */
+export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
+  const io = run.io;
+  const command = new Command(name)
+    .description(
+      "judge every trajectory under a results tree (upstream's run_judge_batch): writes each judgment.json and a batch results file",
+    )
+    .argument(
+      '[traj_dir]',
+      'root directory to search; every dir below holding better_log.json is judged',
+    )
+    .option('--traj-dir <dir>', 'the same as the positional traj_dir (upstream README spelling)')
+    .addOption(
+      new Option(
+        '--observation-type <type>',
+        'observations given to the default / captioned_default / a11y_tree judges',
+      )
+        .choices(OBSERVATION_TYPES)
+        .default('screenshot_a11y_tree'),
+    )
+    .addOption(
+      new Option('--sys-prompt-version <version>', 'judge system prompt version')
+        .choices(PROMPT_VERSIONS)
+        .default('v3'),
+    )
+    .option(
+      '--judge-model <model>',
+      'judge model: claude* → Anthropic, anything else → OpenAI (or OPENAI_BASE_URL)',
+      'gpt-4.1',
+    )
+    .addOption(
+      new Option('--judge-type <type>', 'judging strategy').choices(JUDGE_TYPES).default('aer'),
+    )
+    .option('--quiet', 'no progress output, only the final summary')
+    .option('--concurrency <n>', 'trajectories judged at once', positiveInteger, 8)
+    .option('--force', 're-judge trajectories that already have a judgment for these settings')
+    .option(
+      '--batch-api',
+      "send the judge requests through the provider's batch API (half price, up to 24 h; resumable)",
+    )
+    .option(
+      '--poll-interval <seconds>',
+      'with --batch-api: seconds between batch status checks',
+      positiveSeconds,
+      30,
+    )
+    .option(
+      '--captioner-model <model>',
+      'screenshot captioner of aer / all_step_aer / captioned_default (routed like --judge-model)',
+      DEFAULT_CAPTION_MODEL,
+    )
+    .option(
+      '--max-image-side <px>',
+      'scale screenshots down so the longer side is at most PX (default: as stored)',
+      positiveInteger,
+    )
+    .addOption(
+      new Option(
+        '--image-format <format>',
+        're-encode screenshots as this format (default: as stored)',
+      ).choices(IMAGE_FORMATS),
+    )
+    .option('--json', 'print the batch results JSON to stdout instead of the summary')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: text => io.stdout(text),
+      writeErr: text => io.stderr(text),
+    })
+    .addHelpText('after', ({ command: self }) => {
+      // `osharm judge` or `osharm-batch-judge`: the full name as typed.
+      const full = [self.parent?.name(), self.name()].filter(Boolean).join(' ');
+      return `
+Examples:
+  $ ${full} results/
+  $ ${full} results/ --judge-type aer --judge-model gpt-4.1 --sys-prompt-version v3
+  $ ${full} --traj_dir results/pyautogui/screenshot_a11y_tree/o4-mini --judge_model claude-3-7-sonnet-20250219
+  $ ${full} results/ --batch-api --poll-interval 60
+
+Writes {traj}/judgment/{judge_model}/{judge_type}/{version}/judgment.json for each trajectory and
+{traj_dir}/batch_judgment_results_{judge_model}_{judge_type}_{version}.json (with
+--observation-type a11y_tree --judge-type default: under a11_tree_default/, as upstream).
+Trajectories already judged with the same model, type and version are read, not judged again.
+Env: OPENAI_API_KEY, OPENAI_BASE_URL (vLLM, Ollama, a proxy), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.
+Upstream snake_case flags (--judge_type …) are accepted too.
+Exit codes: 0 every trajectory judged, 1 some trajectory failed (see "errors") or none was found,
+2 usage error.`;
+    });
+  command.action(async (positional: string | undefined, flags: BatchJudgeFlags) => {
+    run.exitCode = Math.max(run.exitCode, await judgeCommandAction(command, io, positional, flags));
+  });
+  return command;
+}
+
+async function judgeCommandAction(
+  command: Command,
+  io: BatchJudgeIo,
+  positional: string | undefined,
+  flags: BatchJudgeFlags,
+): Promise<number> {
+  const redact = redactor(io.env);
+  const out = (text: string) => io.stdout(redact(text));
+  const err = (text: string) => io.stderr(redact(text));
+  // command.error prints one line (+ the --help hint) and throws a CommanderError: exit 2.
+  const usage = (message: string): never => command.error(`error: ${message}`, { exitCode: 2 });
+
+  if (positional !== undefined && flags.trajDir !== undefined && positional !== flags.trajDir) {
+    usage(`traj_dir given twice ("${positional}" and --traj-dir "${flags.trajDir}")`);
+  }
+  const given = positional ?? flags.trajDir;
+  if (given === undefined || given === '') {
+    usage('missing traj_dir: the results directory to judge (positional, or --traj-dir DIR)');
+  }
+  const trajDir = given as string;
+  const absoluteRoot = resolve(io.cwd, trajDir);
+  if (!existsSync(absoluteRoot) || !statSync(absoluteRoot).isDirectory()) {
+    usage(`traj_dir: "${trajDir}" is not a directory`);
+  }
+  if (flags.judgeModel.trim() === '') usage('--judge-model: must not be empty');
+  if (flags.captionerModel.trim() === '') usage('--captioner-model: must not be empty');
+  if (!flags.batchApi && command.getOptionValueSource('pollInterval') === 'cli') {
+    usage('--poll-interval: only used with --batch-api');
+  }
+
+  // Results are keyed by trajectory path as the user named the root (upstream's keys), which
+  // judgeTree resolves against the process's cwd; when the io's cwd differs (in-process hosts),
+  // use the absolute path instead.
+  const rootDir = isAbsolute(trajDir) || resolve(trajDir) === absoluteRoot ? trajDir : absoluteRoot;
+  const show = (path: string) => displayPath(io, path);
+  const shownRoot = show(rootDir);
+
+  const found = await discoverTrajectories(absoluteRoot);
+  if (found.length === 0) {
+    err(
+      `error: no trajectories under ${shownRoot}: no directory there holds a better_log.json (pass a results dir such as results/ or results/pyautogui/screenshot_a11y_tree/o4-mini)\n`,
+    );
+    return ExitCode.failed;
+  }
+
+  const routing = { openai: { env: io.env }, anthropic: { env: io.env } };
+  const model = createJudgeModel(flags.judgeModel, routing);
+  const captioner = createJudgeModel(flags.captionerModel, routing);
+  const images: ImageOptions | undefined =
+    flags.maxImageSide === undefined && flags.imageFormat === undefined
+      ? undefined
+      : {
+          ...(flags.maxImageSide !== undefined && { maxSide: flags.maxImageSide }),
+          ...(flags.imageFormat !== undefined && { format: flags.imageFormat }),
+        };
+
+  const stderrIsTTY = io.stderrIsTTY ?? io.isTTY;
+  const reporter: ProgressReporter = flags.quiet
+    ? quietReporter()
+    : stderrIsTTY
+      ? barReporter(err, shownRoot, show, {
+          columns: io.columns,
+          batchApi: flags.batchApi === true,
+        })
+      : lineReporter(line => err(`${line}\n`), shownRoot, show);
+
+  const controller = new AbortController();
+  const onProgress = (event: JudgeTreeEvent) => {
+    reporter.onProgress(event);
+    if (event.type === 'trajectory-end' && event.error && !controller.signal.aborted) {
+      const reason = errorReason(event.dir, event.error);
+      if (isFatal(event.cause)) {
+        controller.abort(
+          new FatalRunError(`${reason.replace(/^OsharmJudgeSettingError: /, '')} (stopped)`),
+        );
+      }
+    }
+  };
+
+  let result: JudgeTreeResult;
+  try {
+    result = await judgeTree({
+      rootDir,
+      judgeType: flags.judgeType,
+      promptVersion: flags.sysPromptVersion,
+      observationType: flags.observationType,
+      model,
+      captioner,
+      concurrency: flags.concurrency,
+      force: flags.force === true,
+      batchApi: flags.batchApi ? { pollIntervalMs: flags.pollInterval * 1000 } : undefined,
+      images,
+      onProgress,
+      abortSignal: controller.signal,
+    });
+  } catch (error) {
+    reporter.stop();
+    const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
+    const message = describeFailure(reason);
+    if (message === undefined) throw reason;
+    err(`error: ${message}\n`);
+    return ExitCode.failed;
+  } finally {
+    reporter.stop();
+  }
+
+  const resultsFile = displayPath(
+    io,
+    batchResultsPath({
+      rootDir,
+      judgeModel: model.modelId,
+      judgeType: flags.judgeType,
+      promptVersion: flags.sysPromptVersion,
+      observationType: flags.observationType,
+    }),
+  );
+  if (flags.json) {
+    out(`${JSON.stringify(result, null, 2)}\n`);
+    if (!flags.quiet) err(`Batch results saved to: ${resultsFile}\n`);
+  } else {
+    out(`${humanReport(result, resultsFile, show).join('\n')}\n`);
+  }
+  return Object.keys(result.errors).length === 0 ? ExitCode.ok : ExitCode.failed;
+}

@@ -1,0 +1,66 @@
+// @osharm/judge: the OS-Harm LLM judge, for one trajectory or a whole results tree.
+
+// judging
+export {
+  judgeTrajectory,
+  prepareJudgeInput,
+  validateJudgment,
+  writeJudgment,
+} from './judge-trajectory';
+export type {
+  JudgeTrajectoryOptions,
+  JudgeTrajectoryResult,
+  JudgeUsage,
+  PreparedJudgeInput,
+} from './judge-trajectory';
+export { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree';
+export type { JudgeTreeEvent, JudgeTreeOptions, JudgeTreeResult, TreeUsage } from './judge-tree';
+export { batchStatePath } from './judge-tree-batch';
+export { discoverTrajectories } from './discover-trajectories';
+export { loadTrajectory } from './trajectory';
+export type { Trajectory, TrajectoryStep } from './trajectory';
+export { buildJudgeInput } from './judge-input';
+export type { BuildJudgeInputOptions, CaptionLookup } from './judge-input';
+export { CAPTION_INSTRUCTION, judgeSystemPrompt, taskSentence } from './judge-prompts';
+export { JUDGMENT_OUTPUT } from './judgment-output';
+
+// models
+export { createJudgeModel } from './create-judge-model';
+export type { JudgeModelRouting } from './create-judge-model';
+export { createOpenAIJudgeModel, OpenAIJudgeModel } from './openai-judge-model';
+export type { OpenAIJudgeModelSettings } from './openai-judge-model';
+export { AnthropicJudgeModel, createAnthropicJudgeModel } from './anthropic-judge-model';
+export type { AnthropicJudgeModelSettings } from './anthropic-judge-model';
+export type {
+  BatchRequest,
+  BatchResult,
+  BatchStatus,
+  JudgeBatchApi,
+  JudgeModelCallOptions,
+  JudgeModelResult,
+  JudgeModelV1,
+  StructuredOutput,
+  TokenUsage,
+} from './judge-model';
+export type {
+  JudgeContentPart,
+  JudgeImagePart,
+  JudgeMessage,
+  JudgePrompt,
+  JudgeTextPart,
+} from './judge-message';
+export { encodeImage } from './judge-images';
+export type { EncodedImage, ImageOptions } from './judge-images';
+
+// captions
+export { createCaptioner, DEFAULT_CAPTION_MODEL } from './captioner';
+export type { CaptionResult, Captioner, CaptionerSettings } from './captioner';
+
+// cost
+export { MODEL_PRICES, usageCost } from './usage-cost';
+export type { ModelPrice } from './usage-cost';
+
+// errors
+export { JudgeOutputError, JudgeSettingError } from './judge-errors';
+
+export { VERSION } from './version';

@@ -1,0 +1,102 @@
+import type { JudgePrompt } from './judge-message';
+import type { ImageOptions } from './judge-images';
+
+/** Tokens one call used. */
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** A structured output request: a JSON Schema object the answer must follow. */
+export interface StructuredOutput {
+  /** Tool / schema name (`judge_agent_actions` for judgments, as upstream). */
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the object; strict-mode compatible (all keys required, no extra keys). */
+  readonly schema: Record<string, unknown>;
+}
+
+/** Options of one model call. */
+export interface JudgeModelCallOptions {
+  readonly prompt: JudgePrompt;
+  /** Ask for a structured object instead of text. */
+  readonly output?: StructuredOutput;
+  /** @default 2048 for structured output (upstream), 1024 for text (captions) */
+  readonly maxOutputTokens?: number;
+  /** How images are encoded (resize / recompress). @default sent as stored, detail `high` */
+  readonly images?: ImageOptions;
+  readonly abortSignal?: AbortSignal;
+}
+
+/** What a model call returned. */
+export interface JudgeModelResult {
+  /** The answer text (for text calls; for structured calls the raw JSON text when the vendor gives one). */
+  readonly text?: string;
+  /** The structured object, parsed but not yet validated against the caller's schema. */
+  readonly object?: unknown;
+  readonly usage: TokenUsage;
+  /** The vendor's response body, for logging (never contains credentials). */
+  readonly response: unknown;
+}
+
+/** One request of a provider batch. */
+export interface BatchRequest {
+  readonly customId: string;
+  readonly body: Record<string, unknown>;
+}
+
+/** State of a provider batch. */
+export interface BatchStatus {
+  readonly id: string;
+  /** True once the provider will do no more work on it (completed, failed, expired, cancelled). */
+  readonly done: boolean;
+  /** Provider status text (`in_progress`, `completed`, `ended`, …). */
+  readonly status: string;
+  readonly total: number;
+  readonly completed: number;
+  readonly failed: number;
+}
+
+/** One result of a provider batch. */
+export type BatchResult =
+  | { readonly customId: string; readonly ok: true; readonly result: JudgeModelResult }
+  | { readonly customId: string; readonly ok: false; readonly error: string };
+
+/**
+ * Provider batch APIs (OpenAI Batch API, Anthropic Message Batches): half price, results within
+ * 24 h. Optional capability of a model.
+ */
+export interface JudgeBatchApi {
+  submit(options: {
+    requests: readonly BatchRequest[];
+    abortSignal?: AbortSignal;
+  }): Promise<string>;
+  retrieve(options: { batchId: string; abortSignal?: AbortSignal }): Promise<BatchStatus>;
+  results(options: {
+    batchId: string;
+    output?: StructuredOutput;
+    abortSignal?: AbortSignal;
+  }): AsyncIterable<BatchResult>;
+}
+
+/**
+ * A model the judge (and the captioner) can call. Implemented by `createOpenAIJudgeModel` and
+ * `createAnthropicJudgeModel`; a third party may implement it for any other backend.
+ */
+export interface JudgeModelV1 {
+  readonly specificationVersion: 'judge-model-v1';
+  /** `openai` (also any OpenAI-compatible server) or `anthropic`. */
+  readonly provider: string;
+  /** The model id sent to the provider (also the judgment directory name). */
+  readonly modelId: string;
+  /** Calls the model once. HTTP retries (429, 5xx, timeouts) are the SDK's. */
+  generate(options: JudgeModelCallOptions): PromiseLike<JudgeModelResult>;
+  /** The vendor request body for a call (what a batch line carries). Reads images. */
+  buildRequestBody(
+    options: Omit<JudgeModelCallOptions, 'abortSignal'>,
+  ): Promise<Record<string, unknown>>;
+  /** Parses a vendor response body (from a batch) the way `generate` parses a live answer. */
+  parseResponseBody(body: unknown, output?: StructuredOutput): JudgeModelResult;
+  /** Provider batch API, when the provider has one. */
+  readonly batch?: JudgeBatchApi;
+}

@@ -1,0 +1,355 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pLimit from 'p-limit';
+import {
+  batchResultsFileName,
+  judgmentRelativePath,
+  judgmentSchema,
+  judgmentTypeDir,
+  writeFileAtomic,
+  type Judgment,
+  type JudgeType,
+  type ObservationType,
+  type PromptVersion,
+} from '@osharm/task-schema';
+import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captioner';
+import { createJudgeModel } from './create-judge-model';
+import { discoverTrajectories } from './discover-trajectories';
+import type { ImageOptions } from './judge-images';
+import type { JudgeModelV1, TokenUsage } from './judge-model';
+import { judgeTrajectory } from './judge-trajectory';
+import { judgeTreeWithBatchApi } from './judge-tree-batch';
+import { summarizeTree } from './tree-summary';
+import { usageCost, type ModelPrice } from './usage-cost';
+
+/** Progress of a tree judging, for bars and logs. */
+export type JudgeTreeEvent =
+  | {
+      readonly type: 'start';
+      readonly total: number;
+      readonly skipped: number;
+      readonly pending: number;
+    }
+  | {
+      readonly type: 'trajectory-end';
+      readonly dir: string;
+      readonly judgment?: Judgment;
+      readonly error?: string;
+      /** The error itself, for callers that react to its kind (e.g. stop on an authentication error). */
+      readonly cause?: unknown;
+      readonly seconds: number;
+      readonly done: number;
+      readonly pending: number;
+    }
+  | {
+      readonly type: 'batch-status';
+      readonly batchId: string;
+      readonly status: string;
+      readonly completed: number;
+      readonly failed: number;
+      readonly total: number;
+    }
+  | { readonly type: 'note'; readonly message: string };
+
+/** Options of {@link judgeTree}. */
+export interface JudgeTreeOptions {
+  /** Root of a results tree; every dir below holding better_log.json is judged. */
+  readonly rootDir: string;
+  /** @default 'aer' */
+  readonly judgeType?: JudgeType;
+  /** @default 'v3' */
+  readonly promptVersion?: PromptVersion;
+  /** @default 'gpt-4.1' (routed: `claude*` → Anthropic) */
+  readonly model?: JudgeModelV1 | string;
+  /** @default `gpt-4o-2024-11-20` */
+  readonly captioner?: Captioner | JudgeModelV1 | string;
+  /** @default 'screenshot_a11y_tree' */
+  readonly observationType?: ObservationType;
+  readonly images?: ImageOptions;
+  /** Trajectories judged at once. @default 8 */
+  readonly concurrency?: number;
+  /** Re-judge trajectories that already have a valid judgment for this model / type / version. */
+  readonly force?: boolean;
+  /** Submit through the provider's batch API (half price) instead of live calls. */
+  readonly batchApi?:
+    boolean | { readonly pollIntervalMs?: number; readonly maxRequestsPerBatch?: number };
+  /** Write the batch results file. @default true */
+  readonly write?: boolean;
+  /** Price table for cost totals. @default MODEL_PRICES */
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
+  readonly onProgress?: (event: JudgeTreeEvent) => void;
+  readonly abortSignal?: AbortSignal;
+}
+
+/** Token and cost totals of a tree judging (the `usage` key of the results file). */
+export type TreeUsage = {
+  judge_model: string;
+  captioner_model: string | null;
+  judge_input_tokens: number;
+  judge_output_tokens: number;
+  captioner_input_tokens: number;
+  captioner_output_tokens: number;
+  model_calls: number;
+  cached_captions: number;
+  skipped_already_judged: number;
+  batch_api: boolean;
+  /** USD at list price (half for batch APIs); null when a model's price is unknown. */
+  estimated_cost_usd: number | null;
+};
+
+/**
+ * The batch results file: upstream's keys (`config`, `results`, `errors`, `timing`, `summary`) plus
+ * `breakdown` (rates per category, domain, vector, goal, model) and `usage` (tokens and cost).
+ * It parses with task-schema's `batchResultsSchema`.
+ */
+export type JudgeTreeResult = {
+  config: {
+    root_dir: string;
+    observation_type: ObservationType;
+    sys_prompt_version: PromptVersion;
+    judge_model: string;
+    judge_type: JudgeType;
+  };
+  results: Record<string, Judgment>;
+  errors: Record<string, string>;
+  usage: TreeUsage;
+} & ReturnType<typeof summarizeTree>;
+
+/** Where upstream writes the batch results file for these settings. */
+export function batchResultsPath(options: {
+  rootDir: string;
+  judgeModel: string;
+  judgeType: JudgeType;
+  promptVersion: PromptVersion;
+  observationType: ObservationType;
+}): string {
+  const dir =
+    judgmentTypeDir(options.judgeType, options.observationType) === 'a11_tree_default'
+      ? join(options.rootDir, 'a11_tree_default')
+      : options.rootDir;
+  return join(
+    dir,
+    batchResultsFileName({
+      judgeModel: options.judgeModel,
+      judgeType: options.judgeType,
+      promptVersion: options.promptVersion,
+    }),
+  );
+}
+
+/** Reads an existing judgment for these settings, or undefined when there is none or it is invalid. */
+export async function readExistingJudgment(
+  dir: string,
+  options: {
+    judgeModel: string;
+    judgeType: JudgeType;
+    promptVersion: PromptVersion;
+    observationType: ObservationType;
+  },
+): Promise<Judgment | undefined> {
+  const file = join(dir, judgmentRelativePath(options));
+  if (!existsSync(file)) return undefined;
+  try {
+    const parsed = judgmentSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const errorText = (error: unknown) => {
+  if (error instanceof Error) {
+    const status = (error as { status?: unknown }).status;
+    // The SDKs' error classes keep `name === 'Error'`; their class name says more (RateLimitError …).
+    const name =
+      error.name === 'Error' && error.constructor.name !== 'Error'
+        ? error.constructor.name
+        : error.name;
+    return `${name}${typeof status === 'number' && !error.message.startsWith(String(status)) ? ` ${status}` : ''}: ${error.message}`;
+  }
+  return String(error);
+};
+
+/**
+ * Judges every trajectory under a root dir (upstream's `run_judge_batch`), with bounded
+ * concurrency and resume: a trajectory that already has a valid judgment for the same model, type
+ * and version is read, not judged again, unless `force`. A failing trajectory is recorded in
+ * `errors` with its reason and never stops the others. Returns the batch results in upstream's
+ * shape (`config`, `results`, `errors`, `timing`, `summary`) plus `breakdown` and `usage`, and
+ * writes them to `batch_judgment_results_{model}_{type}_{version}.json`.
+ */
+export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeResult> {
+  const started = performance.now();
+  const judgeType = options.judgeType ?? 'aer';
+  const promptVersion = options.promptVersion ?? 'v3';
+  const observationType = options.observationType ?? 'screenshot_a11y_tree';
+  const model =
+    typeof options.model === 'object'
+      ? options.model
+      : createJudgeModel(options.model ?? 'gpt-4.1');
+  const needsCaptions = judgeType !== 'default' && judgeType !== 'a11y_tree';
+  const captioner: Captioner | undefined = !needsCaptions
+    ? undefined
+    : typeof options.captioner === 'object' && 'caption' in options.captioner
+      ? options.captioner
+      : createCaptioner({
+          model:
+            typeof options.captioner === 'object'
+              ? options.captioner
+              : createJudgeModel(options.captioner ?? DEFAULT_CAPTION_MODEL),
+          images: options.images,
+        });
+  const settings = { judgeModel: model.modelId, judgeType, promptVersion, observationType };
+
+  const dirs = await discoverTrajectories(options.rootDir);
+  const results: Record<string, Judgment> = {};
+  const errors: Record<string, string> = {};
+  const processingTimes: Record<string, number> = {};
+  const pending: string[] = [];
+  for (const dir of dirs) {
+    const existing = options.force ? undefined : await readExistingJudgment(dir, settings);
+    if (existing) results[dir] = existing;
+    else pending.push(dir);
+  }
+  const skipped = dirs.length - pending.length;
+  options.onProgress?.({ type: 'start', total: dirs.length, skipped, pending: pending.length });
+
+  let judgeUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  let captionUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  let calls = 0;
+  let cachedCaptions = 0;
+  const useBatch = options.batchApi !== undefined && options.batchApi !== false;
+
+  if (useBatch) {
+    const outcome = await judgeTreeWithBatchApi({
+      ...options,
+      dirs: pending,
+      model,
+      captioner,
+      judgeType,
+      promptVersion,
+      observationType,
+    });
+    Object.assign(results, outcome.results);
+    Object.assign(errors, outcome.errors);
+    judgeUsage = outcome.judgeUsage;
+    captionUsage = outcome.captionUsage;
+    calls = outcome.calls;
+    cachedCaptions = outcome.cachedCaptions;
+  } else {
+    const limit = pLimit(Math.max(1, options.concurrency ?? 8));
+    let done = 0;
+    await Promise.all(
+      pending.map(dir =>
+        limit(async () => {
+          if (options.abortSignal?.aborted) return;
+          const begin = performance.now();
+          let judgment: Judgment | undefined;
+          let error: string | undefined;
+          let cause: unknown;
+          try {
+            const result = await judgeTrajectory({
+              dir,
+              judgeType,
+              promptVersion,
+              observationType,
+              model,
+              captioner,
+              images: options.images,
+              abortSignal: options.abortSignal,
+            });
+            judgment = result.judgment;
+            results[dir] = judgment;
+            judgeUsage = add(judgeUsage, result.usage.judge);
+            captionUsage = add(captionUsage, result.usage.captioner);
+            calls += result.usage.calls;
+            cachedCaptions += result.usage.cachedCaptions;
+          } catch (caught) {
+            if (options.abortSignal?.aborted) return;
+            error = `Error processing ${dir}: ${errorText(caught)}`;
+            cause = caught;
+            errors[dir] = error;
+          }
+          const seconds = (performance.now() - begin) / 1000;
+          processingTimes[dir] = seconds;
+          done += 1;
+          options.onProgress?.({
+            type: 'trajectory-end',
+            dir,
+            judgment,
+            error,
+            cause,
+            seconds,
+            done,
+            pending: pending.length,
+          });
+        }),
+      ),
+    );
+  }
+  options.abortSignal?.throwIfAborted();
+
+  const totalSeconds = (performance.now() - started) / 1000;
+  const judgeCost = usageCost(model.modelId, judgeUsage, {
+    batch: useBatch,
+    prices: options.prices,
+  });
+  const captionCost = captioner
+    ? usageCost(captioner.modelId, captionUsage, { prices: options.prices })
+    : 0;
+  const usage: TreeUsage = {
+    judge_model: model.modelId,
+    captioner_model: captioner?.modelId ?? null,
+    judge_input_tokens: judgeUsage.inputTokens,
+    judge_output_tokens: judgeUsage.outputTokens,
+    captioner_input_tokens: captionUsage.inputTokens,
+    captioner_output_tokens: captionUsage.outputTokens,
+    model_calls: calls,
+    cached_captions: cachedCaptions,
+    skipped_already_judged: skipped,
+    batch_api: useBatch,
+    estimated_cost_usd: judgeCost === null || captionCost === null ? null : judgeCost + captionCost,
+  };
+  const sortedResults = Object.fromEntries(
+    Object.keys(results)
+      .sort()
+      .map(key => [key, results[key]!]),
+  );
+  const sortedErrors = Object.fromEntries(
+    Object.keys(errors)
+      .sort()
+      .map(key => [key, errors[key]!]),
+  );
+  const output: JudgeTreeResult = {
+    config: {
+      root_dir: options.rootDir,
+      observation_type: observationType,
+      sys_prompt_version: promptVersion,
+      judge_model: model.modelId,
+      judge_type: judgeType,
+    },
+    results: sortedResults,
+    errors: sortedErrors,
+    ...summarizeTree({
+      rootDir: options.rootDir,
+      results: sortedResults,
+      errors: sortedErrors,
+      processingTimes,
+      totalSeconds,
+    }),
+    usage,
+  };
+  if (options.write !== false) {
+    await writeFileAtomic(
+      batchResultsPath({ rootDir: options.rootDir, ...settings }),
+      `${JSON.stringify(output, null, 2)}\n`,
+    );
+  }
+  return output;
+}
+
+const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+});

@@ -1,0 +1,32 @@
+import { relative } from 'node:path';
+import {
+  batchSummary,
+  breakdown,
+  describeTrajectoryPath,
+  timingSummary,
+  type JudgedTrajectory,
+} from '@osharm/metrics';
+import type { Judgment } from '@osharm/task-schema';
+
+/**
+ * The `timing`, `summary` and `breakdown` keys of a batch results file. Slices come from each
+ * trajectory's path below the root (`…/{model}[_jailbreak]/{domain}/{task}[__inject__{vector}__{goal}]`).
+ */
+export function summarizeTree(options: {
+  rootDir: string;
+  results: Readonly<Record<string, Judgment>>;
+  errors: Readonly<Record<string, string>>;
+  processingTimes: Readonly<Record<string, number>>;
+  totalSeconds: number;
+}) {
+  const items: JudgedTrajectory[] = Object.entries(options.results).map(([key, judgment]) => ({
+    key,
+    ...describeTrajectoryPath(relative(options.rootDir, key) || key),
+    judgment,
+  }));
+  return {
+    timing: timingSummary(options.processingTimes, options.totalSeconds),
+    summary: batchSummary({ results: options.results, errors: options.errors }),
+    breakdown: breakdown(items),
+  };
+}

@@ -1,0 +1,99 @@
+import { answerText, answerUsage, withoutRequiredKeys } from './answer-content';
+import type { AnswerReply } from './answer-content';
+import type { ModelCall } from './model-call';
+
+/** Ids the encoder needs, made by the stand-in so they are unique and predictable. */
+export interface MessageIds {
+  messageId: string;
+  toolUseId: string;
+}
+
+/** An Anthropic message answering `call` with `reply`. */
+export function anthropicMessage(
+  call: ModelCall,
+  reply: AnswerReply,
+  ids: MessageIds,
+  serviceTier: 'standard' | 'batch',
+): Record<string, unknown> {
+  const { mode, name, schema } = call.structuredOutput;
+  let content: Array<Record<string, unknown>>;
+  let stopReason: string;
+  let outputText: string;
+  if (mode === 'forced-tool' && !('text' in reply)) {
+    const input = 'malformed' in reply ? withoutRequiredKeys(reply.object, schema) : reply.object;
+    outputText = JSON.stringify(input);
+    content = [{ type: 'tool_use', id: ids.toolUseId, name, input, caller: { type: 'direct' } }];
+    stopReason = 'tool_use';
+  } else {
+    outputText = answerText(reply);
+    content = [{ type: 'text', text: outputText, citations: null }];
+    stopReason = 'end_turn';
+  }
+  const usage = answerUsage(call, reply, outputText);
+  return {
+    id: ids.messageId,
+    type: 'message',
+    role: 'assistant',
+    model: call.model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    stop_details: null,
+    container: null,
+    diagnostics: null,
+    usage: {
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      cache_creation: null,
+      inference_geo: null,
+      output_tokens_details: null,
+      server_tool_use: null,
+      service_tier: serviceTier,
+      speed: null,
+    },
+  };
+}
+
+/** Anthropic's error type for an HTTP status. */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 400:
+      return 'invalid_request_error';
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'billing_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 408:
+    case 504:
+      return 'timeout_error';
+    case 409:
+      return 'conflict_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+/** Anthropic's error JSON for a status: `{type: 'error', error: {type, message}, request_id}`. */
+export function anthropicErrorBody(
+  status: number,
+  message: string,
+  requestId: string,
+): Record<string, unknown> {
+  return {
+    type: 'error',
+    error: { type: anthropicErrorType(status), message },
+    request_id: requestId,
+  };
+}
