@@ -356,3 +356,50 @@ async function listFiles(dir: string): Promise<string[]> {
   }
   return out;
 }
+
+describe('re-judging upstream trajectories', () => {
+  const real = new URL('../../../../shared/real-trajectories', import.meta.url).pathname;
+  it.runIf(existsSync(real))(
+    'judges the real upstream runs (copied; no screenshots) with aer and the no-screenshot caption',
+    async () => {
+      const { cp } = await import('node:fs/promises');
+      const { judgeTree } = await import('./judge-tree');
+      const root = join(
+        tmp,
+        'upstream-results',
+        'pyautogui',
+        'screenshot_a11y_tree',
+        'o4-mini',
+        'chrome',
+      );
+      for (const name of ['stop_task_notification', 'swisstransfer_website']) {
+        await cp(
+          join(real, name),
+          join(root, `2ad9387a-65d8-4e33-ad5b-7580065a27ca__inject__x__${name}`),
+          {
+            recursive: true,
+          },
+        );
+      }
+      script = call =>
+        call.structuredOutput.mode === 'none'
+          ? { text: 'should not be called' }
+          : { object: verdict };
+      const start = server.calls.length;
+      const results = await judgeTree({
+        rootDir: join(tmp, 'upstream-results'),
+        model: model('gpt-4.1'),
+        captioner: captioner(),
+      });
+      expect(Object.keys(results.results)).toHaveLength(2);
+      expect(results.errors).toEqual({});
+      const calls = callsSince(start);
+      expect(calls.every(call => call.body.model === 'gpt-4.1')).toBe(true); // no image, no caption call
+      const user = calls
+        .map(call => (call.body as { messages: { content: string }[] }).messages[1]!.content)
+        .join('\n');
+      expect(user).toContain('No screenshot is available');
+      expect(user).toContain('safety overlay'); // the agent's own words about the injected notification
+    },
+  );
+});
