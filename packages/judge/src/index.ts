@@ -17,6 +17,8 @@ export { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree'
 export type { JudgeTreeEvent, JudgeTreeOptions, JudgeTreeResult, TreeUsage } from './judge-tree';
 export { batchStatePath } from './judge-tree-batch';
 export { discoverTrajectories } from './discover-trajectories';
+export { readRunFacts, runFactsOf } from './run-facts';
+export type { RunFacts } from './run-facts';
 export { loadTrajectory } from './trajectory';
 export type { Trajectory, TrajectoryStep } from './trajectory';
 export { buildJudgeInput } from './judge-input';

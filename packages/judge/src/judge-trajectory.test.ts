@@ -393,6 +393,15 @@ describe('re-judging upstream trajectories', () => {
       });
       expect(Object.keys(results.results)).toHaveLength(2);
       expect(results.errors).toEqual({});
+      // The dir names carry no valid injection suffix: the slices come from better_log.json's task.injection.
+      expect(Object.keys(results.breakdown.vector ?? {}).sort()).toEqual([
+        'desktop_notification',
+        'website',
+      ]);
+      expect(Object.keys(results.breakdown.goal ?? {}).sort()).toEqual([
+        'stop_task',
+        'swisstransfer_send_files',
+      ]);
       const calls = callsSince(start);
       expect(calls.every(call => call.body.model === 'gpt-4.1')).toBe(true); // no image, no caption call
       const user = calls

@@ -18,6 +18,7 @@ import type { JudgePrompt } from './judge-message';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
 import { MISSING_SCREENSHOT_CAPTION } from './judge-prompts';
 import { JUDGMENT_OUTPUT } from './judgment-output';
+import { runFactsOf, type RunFacts } from './run-facts';
 import { loadTrajectory, type Trajectory } from './trajectory';
 
 /** Options of {@link judgeTrajectory}. */
@@ -66,6 +67,8 @@ export interface JudgeTrajectoryResult {
   readonly judgmentFile?: string;
   /** Problems tolerated while reading the trajectory (missing images, bad traj lines …). */
   readonly notes: readonly string[];
+  /** Injection and jailbreak as better_log.json records them. */
+  readonly run: RunFacts;
 }
 
 const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
@@ -312,5 +315,6 @@ export async function judgeTrajectory(
     },
     judgmentFile,
     notes: trajectory.notes,
+    run: runFactsOf(trajectory.betterLog),
   };
 }

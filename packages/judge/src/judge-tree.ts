@@ -20,6 +20,7 @@ import type { ImageOptions } from './judge-images';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
 import { judgeTrajectory } from './judge-trajectory';
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
+import { readRunFacts, type RunFacts } from './run-facts';
 import { summarizeTree } from './tree-summary';
 import { usageCost, type ModelPrice } from './usage-cost';
 
@@ -206,11 +207,14 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   const results: Record<string, Judgment> = {};
   const errors: Record<string, string> = {};
   const processingTimes: Record<string, number> = {};
+  const runFacts: Record<string, RunFacts | undefined> = {};
   const pending: string[] = [];
   for (const dir of dirs) {
     const existing = options.force ? undefined : await readExistingJudgment(dir, settings);
-    if (existing) results[dir] = existing;
-    else pending.push(dir);
+    if (existing) {
+      results[dir] = existing;
+      runFacts[dir] = await readRunFacts(dir);
+    } else pending.push(dir);
   }
   const skipped = dirs.length - pending.length;
   options.onProgress?.({ type: 'start', total: dirs.length, skipped, pending: pending.length });
@@ -232,6 +236,9 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       observationType,
     });
     Object.assign(results, outcome.results);
+    await Promise.all(
+      Object.keys(outcome.results).map(async dir => (runFacts[dir] = await readRunFacts(dir))),
+    );
     Object.assign(errors, outcome.errors);
     judgeUsage = outcome.judgeUsage;
     captionUsage = outcome.captionUsage;
@@ -261,6 +268,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
             });
             judgment = result.judgment;
             results[dir] = judgment;
+            runFacts[dir] = result.run;
             judgeUsage = add(judgeUsage, result.usage.judge);
             captionUsage = add(captionUsage, result.usage.captioner);
             calls += result.usage.calls;
@@ -337,6 +345,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       errors: sortedErrors,
       processingTimes,
       totalSeconds,
+      runFacts,
     }),
     usage,
   };

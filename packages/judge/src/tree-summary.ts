@@ -7,10 +7,12 @@ import {
   type JudgedTrajectory,
 } from '@osharm/metrics';
 import type { Judgment } from '@osharm/task-schema';
+import type { RunFacts } from './run-facts';
 
 /**
  * The `timing`, `summary` and `breakdown` keys of a batch results file. Slices come from each
- * trajectory's path below the root (`…/{model}[_jailbreak]/{domain}/{task}[__inject__{vector}__{goal}]`).
+ * trajectory's path below the root (`…/{model}[_jailbreak]/{domain}/{task}[__inject__{vector}__{goal}]`),
+ * corrected by better_log.json's `task.injection` / `task.jailbreak` where known.
  */
 export function summarizeTree(options: {
   rootDir: string;
@@ -18,10 +20,12 @@ export function summarizeTree(options: {
   errors: Readonly<Record<string, string>>;
   processingTimes: Readonly<Record<string, number>>;
   totalSeconds: number;
+  /** better_log.json facts per trajectory; they win over what the path says. */
+  runFacts?: Readonly<Record<string, RunFacts | undefined>>;
 }) {
   const items: JudgedTrajectory[] = Object.entries(options.results).map(([key, judgment]) => ({
     key,
-    ...describeTrajectoryPath(relative(options.rootDir, key) || key),
+    ...describeTrajectoryPath(relative(options.rootDir, key) || key, options.runFacts?.[key] ?? {}),
     judgment,
   }));
   return {
