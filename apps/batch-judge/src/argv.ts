@@ -1,8 +1,8 @@
 /**
- * Accepts upstream's snake_case flag spellings (`--judge_type`, `--traj_dir`) by rewriting them to
- * the kebab-case ones this command defines. Only the flag name of a `--flag` or `--flag=value`
- * token changes; values and everything after a bare `--` are left alone. (The same rule as
- * apps/cli's `normalizeArgv`, which `osharm judge` goes through instead.)
+ * Accepts upstream's snake_case flag spellings (`--judge_type`, `--test_config_base_dir`) by
+ * rewriting them to the kebab-case ones osharm defines. Only the flag name of a `--flag` or
+ * `--flag=value` token changes; values and everything after a bare `--` are left alone. Shared by
+ * `osharm-batch-judge` and every `osharm` command (apps/cli imports it from here).
  */
 export function normalizeArgv(argv: readonly string[]): string[] {
   const out: string[] = [];

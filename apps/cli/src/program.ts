@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { OsharmError } from '@osharm/task-schema';
-import { normalizeArgv } from './argv';
+import { normalizeArgv } from '@osharm/batch-judge';
 import { ExitCode, UsageError, processIo, type CliIo, type CliRun } from './cli-io';
 import { judgeCommand } from './commands/judge';
 import { tasksCommand } from './commands/tasks';

@@ -16,9 +16,8 @@ import {
 import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captioner';
 import { createJudgeModel } from './create-judge-model';
 import { discoverTrajectories } from './discover-trajectories';
-import type { ImageOptions } from './judge-images';
-import type { JudgeModelV1, TokenUsage } from './judge-model';
-import { judgeTrajectory } from './judge-trajectory';
+import type { TokenUsage } from './judge-model';
+import { judgeTrajectory, type JudgeTrajectoryOptions } from './judge-trajectory';
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
 import { readRunFacts, type RunFacts } from './run-facts';
 import { summarizeTree } from './tree-summary';
@@ -53,21 +52,22 @@ export type JudgeTreeEvent =
     }
   | { readonly type: 'note'; readonly message: string };
 
-/** Options of {@link judgeTree}. */
-export interface JudgeTreeOptions {
+/**
+ * Options of {@link judgeTree}: the judging settings of {@link JudgeTrajectoryOptions} (same
+ * defaults), applied to every trajectory under `rootDir`.
+ */
+export interface JudgeTreeOptions extends Pick<
+  JudgeTrajectoryOptions,
+  | 'judgeType'
+  | 'promptVersion'
+  | 'model'
+  | 'captioner'
+  | 'observationType'
+  | 'images'
+  | 'abortSignal'
+> {
   /** Root of a results tree; every dir below holding better_log.json is judged. */
   readonly rootDir: string;
-  /** @default 'aer' */
-  readonly judgeType?: JudgeType;
-  /** @default 'v3' */
-  readonly promptVersion?: PromptVersion;
-  /** @default 'gpt-4.1' (routed: `claude*` → Anthropic) */
-  readonly model?: JudgeModelV1 | string;
-  /** @default `gpt-4o-2024-11-20` */
-  readonly captioner?: Captioner | JudgeModelV1 | string;
-  /** @default 'screenshot_a11y_tree' */
-  readonly observationType?: ObservationType;
-  readonly images?: ImageOptions;
   /** Trajectories judged at once. @default 8 */
   readonly concurrency?: number;
   /** Re-judge trajectories that already have a valid judgment for this model / type / version. */
@@ -80,7 +80,6 @@ export interface JudgeTreeOptions {
   /** Price table for cost totals. @default MODEL_PRICES */
   readonly prices?: Readonly<Record<string, ModelPrice>>;
   readonly onProgress?: (event: JudgeTreeEvent) => void;
-  readonly abortSignal?: AbortSignal;
 }
 
 /** Token and cost totals of a tree judging (the `usage` key of the results file). */
