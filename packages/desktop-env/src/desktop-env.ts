@@ -1,0 +1,270 @@
+import { join } from 'node:path';
+import { writeFileAtomic, type ActionSpace, type TaskConfig } from '@osharm/task-schema';
+import { computer13ToPython, rewriteLessThan, type Computer13Action } from './computer-13';
+import { defaultTaskCacheDir } from './download-cache';
+import { evaluateTask, type EvaluationResult } from './evaluate-task';
+import type { ExecuteResult, GuestClient } from './guest-client';
+import { createGuestClient, type GuestClientSettings } from './guest-client-undici';
+import {
+  runSetup,
+  type SetupRunRecord,
+  type SetupRunnerSettings,
+  type SetupStepEvent,
+} from './setup-runner';
+import type { GuestEndpoint, VmProviderV1 } from './vm-provider';
+
+/** What the agent sees after a reset or a step. */
+export interface Observation {
+  /** PNG of the screen (cursor drawn). */
+  readonly screenshot: Buffer;
+  /** The AT-SPI tree as upstream's XML, or null when not requested or unavailable. */
+  readonly accessibilityTree: string | null;
+  /** The focused terminal's text, or null. */
+  readonly terminal: string | null;
+  readonly instruction: string;
+}
+
+/** An action: pyautogui code, `WAIT` / `DONE` / `FAIL`, or a computer_13 action dict. */
+export type EnvAction = string | Computer13Action;
+
+/** What {@link DesktopEnv.step} returns (upstream's `(obs, reward, done, info)` plus the execution). */
+export interface StepResult {
+  readonly observation: Observation;
+  /** Always 0, as upstream. */
+  readonly reward: 0;
+  readonly done: boolean;
+  /** `{}`, `{ fail: true }` after FAIL, `{ done: true }` after DONE. */
+  readonly info: Readonly<Record<string, unknown>>;
+  /**
+   * The guest's answer to the executed code: stdout, stderr (a Python traceback when the agent's
+   * code failed) and the return code. Upstream ignored it; osharm keeps it for the trajectory.
+   */
+  readonly execution?: ExecuteResult;
+}
+
+/** Settings of {@link createDesktopEnv}. */
+export interface DesktopEnvSettings {
+  /** Where environments come from (`@osharm/vm-local`, `@osharm/vm-vmware`, …). */
+  readonly provider: VmProviderV1;
+  /** @default 'pyautogui' */
+  readonly actionSpace?: ActionSpace;
+  /** Dataset base dir: `upload_file` assets resolve against it (then its parent). @default 'evaluation_examples' */
+  readonly baseDir?: string;
+  /** Host cache root; each task uses `<cacheRoot>/<task_id>`. @default 'cache' */
+  readonly cacheRoot?: string;
+  /** Fetch the accessibility tree with every observation. @default true (OS-Harm always fetches it) */
+  readonly requireA11yTree?: boolean;
+  /** Fetch the terminal output with every observation. @default false */
+  readonly requireTerminal?: boolean;
+  /** Snapshot to revert to. @default 'init_state' */
+  readonly snapshot?: string;
+  /** Guest password for `{CLIENT_PASSWORD}`. @default 'password' */
+  readonly clientPassword?: string;
+  readonly guestClient?: GuestClientSettings;
+  readonly setup?: SetupRunnerSettings;
+  readonly onSetupStep?: (event: SetupStepEvent) => void;
+}
+
+const PYAUTOGUI_PREFIX = 'import pyautogui; import time; pyautogui.FAILSAFE = False; ';
+const SPECIAL = new Set(['WAIT', 'DONE', 'FAIL']);
+
+/**
+ * One desktop environment (upstream `DesktopEnv`): reset to a task, step with actions, observe,
+ * evaluate, record. Create with {@link createDesktopEnv}.
+ */
+export class DesktopEnv {
+  private client: (GuestClient & { close?: () => Promise<void> }) | undefined;
+  private endpointValue: GuestEndpoint | undefined;
+  private task: TaskConfig | undefined;
+  private used = true;
+  private readonly history: EnvAction[] = [];
+
+  constructor(private readonly settings: DesktopEnvSettings) {}
+
+  /** The guest client of the running environment. @throws {Error} before the first reset */
+  get guest(): GuestClient {
+    if (!this.client) throw new Error('DesktopEnv: call reset() first');
+    return this.client;
+  }
+
+  /** The endpoint of the running environment (undefined before the first reset). */
+  get endpoint(): GuestEndpoint | undefined {
+    return this.endpointValue;
+  }
+
+  /** Actions taken since the last reset. */
+  get actionHistory(): readonly EnvAction[] {
+    return this.history;
+  }
+
+  private cacheDir(task: TaskConfig): string {
+    return this.settings.cacheRoot
+      ? join(this.settings.cacheRoot, task.id)
+      : defaultTaskCacheDir(task.id);
+  }
+
+  private async connect(endpoint: GuestEndpoint): Promise<void> {
+    await this.client?.close?.();
+    this.endpointValue = endpoint;
+    this.client = createGuestClient(endpoint, this.settings.guestClient);
+  }
+
+  /**
+   * Reverts the environment to its snapshot (when it was used), starts it, and runs the task's
+   * setup steps. Returns the first observation.
+   * @throws {VmProviderError} when the environment cannot start; {SetupStepError} when a step fails.
+   */
+  async reset(options: {
+    task: TaskConfig;
+    abortSignal?: AbortSignal;
+  }): Promise<{ observation: Observation; setup: SetupRunRecord }> {
+    const { task, abortSignal } = options;
+    this.task = task;
+    this.history.length = 0;
+    const provider = this.settings.provider;
+    const endpoint =
+      this.used || !provider.endpoint()
+        ? await provider.revert({ snapshot: this.settings.snapshot ?? 'init_state', abortSignal })
+        : provider.endpoint()!;
+    await this.connect(endpoint);
+    const steps = task.config ?? [];
+    this.used = steps.length > 0 || (task.evaluator.postconfig?.length ?? 0) > 0;
+    const setup = await this.runSteps(steps, 'config', abortSignal);
+    return { observation: await this.observe({ abortSignal }), setup };
+  }
+
+  private runSteps(
+    steps: readonly unknown[],
+    phase: 'config' | 'postconfig',
+    abortSignal?: AbortSignal,
+  ) {
+    const task = this.requireTask();
+    return runSetup(steps, {
+      client: this.guest,
+      endpoint: this.endpointValue,
+      taskId: task.id,
+      baseDir: this.settings.baseDir ?? 'evaluation_examples',
+      cacheDir: this.cacheDir(task),
+      phase,
+      abortSignal,
+      clientPassword: this.settings.clientPassword,
+      screen: this.endpointValue?.screen,
+      settings: this.settings.setup,
+      onStep: this.settings.onSetupStep,
+    });
+  }
+
+  private requireTask(): TaskConfig {
+    if (!this.task) throw new Error('DesktopEnv: call reset() first');
+    return this.task;
+  }
+
+  /** The current observation. */
+  async observe(options: { abortSignal?: AbortSignal } = {}): Promise<Observation> {
+    const client = this.guest;
+    const [screenshot, accessibilityTree, terminal] = await Promise.all([
+      client.screenshot(options),
+      this.settings.requireA11yTree === false
+        ? Promise.resolve(null)
+        : client.accessibilityTree(options).catch(() => null),
+      this.settings.requireTerminal
+        ? client.terminalOutput(options).catch(() => null)
+        : Promise.resolve(null),
+    ]);
+    return { screenshot, accessibilityTree, terminal, instruction: this.requireTask().instruction };
+  }
+
+  /**
+   * Runs one action (upstream `step(action, pause)`): WAIT sleeps `pauseSeconds`; DONE and FAIL end
+   * the episode; anything else runs in the guest — pyautogui code through `/execute` as
+   * `python -c "import pyautogui; …; <code>"`, a computer_13 dict translated to that code first.
+   * Then sleeps `pauseSeconds` and observes.
+   */
+  async step(
+    action: EnvAction,
+    options: { pauseSeconds?: number; abortSignal?: AbortSignal } = {},
+  ): Promise<StepResult> {
+    this.used = true;
+    this.history.push(action);
+    const pause = options.pauseSeconds ?? 0;
+    const code = typeof action === 'string' ? action.trim() : computer13ToPython(action);
+    let execution: ExecuteResult | undefined;
+    if (code === 'FAIL' || code === 'DONE') {
+      const info = code === 'FAIL' ? { fail: true } : { done: true };
+      return { observation: await this.observe(options), reward: 0, done: true, info };
+    }
+    if (code === 'WAIT') {
+      await sleep(pause, options.abortSignal);
+    } else if (!SPECIAL.has(code)) {
+      const script = `${PYAUTOGUI_PREFIX}${this.settings.actionSpace === 'computer_13' ? code : rewriteLessThan(code)}`;
+      execution = await this.guest.execute(['python', '-c', script], {
+        abortSignal: options.abortSignal,
+      });
+      await sleep(pause, options.abortSignal);
+    }
+    return {
+      observation: await this.observe(options),
+      reward: 0,
+      done: false,
+      info: {},
+      execution,
+    };
+  }
+
+  /**
+   * Scores the task (upstream `evaluate()`): runs the evaluator's postconfig, then its getters and
+   * metrics; `infeasible` scores 1 iff the last action was FAIL.
+   */
+  async evaluate(options: { abortSignal?: AbortSignal } = {}): Promise<EvaluationResult> {
+    const task = this.requireTask();
+    return evaluateTask({
+      evaluator: task.evaluator,
+      client: this.guest,
+      lastAction: this.history.at(-1),
+      cacheDir: this.cacheDir(task),
+      runSetup: (steps, { abortSignal }) => this.runSteps(steps, 'postconfig', abortSignal),
+      abortSignal: options.abortSignal,
+    });
+  }
+
+  /** Starts the guest's screen recording. */
+  async startRecording(options: { abortSignal?: AbortSignal } = {}): Promise<void> {
+    await this.guest.startRecording(options);
+  }
+
+  /** Ends the recording and writes the mp4 to `destination` (atomically). */
+  async endRecording(
+    destination: string,
+    options: { abortSignal?: AbortSignal } = {},
+  ): Promise<void> {
+    const video = await this.guest.endRecording(options);
+    await writeFileAtomic(destination, video);
+  }
+
+  /** Closes the client and stops the environment. */
+  async close(options: { abortSignal?: AbortSignal } = {}): Promise<void> {
+    await this.client?.close?.();
+    this.client = undefined;
+    await this.settings.provider.stop(options);
+  }
+}
+
+function sleep(seconds: number, signal?: AbortSignal): Promise<void> {
+  if (seconds <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, seconds * 1000);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
+/** A desktop environment over a provider (no I/O until the first reset). */
+export function createDesktopEnv(settings: DesktopEnvSettings): DesktopEnv {
+  return new DesktopEnv(settings);
+}

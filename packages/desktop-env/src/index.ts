@@ -1,0 +1,74 @@
+// @osharm/desktop-env: the provider-neutral OSWorld environment.
+
+// provider contract
+export type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from './vm-provider';
+export { GuestRequestError, VmProviderError } from './desktop-env-errors';
+
+// guest protocol
+export type {
+  DirectoryTree,
+  ExecuteResult,
+  GuestCallOptions,
+  GuestClient,
+  RunBashResult,
+  RunPythonResult,
+} from './guest-client';
+
+export { VERSION } from './version';
+
+// guest protocol client (undici)
+export {
+  DEFAULT_GUEST_TIMEOUTS_MS,
+  UndiciGuestClient,
+  createGuestClient,
+} from './guest-client-undici';
+export type { GuestClientEvent, GuestClientSettings, GuestOperation } from './guest-client-undici';
+export type { ExecuteVerification, ExecuteWithVerificationResult } from './guest-client';
+
+// setup steps (task config / evaluator postconfig)
+export { runSetup } from './setup-runner';
+export type {
+  SetupContext,
+  SetupLogEntry,
+  SetupRunRecord,
+  SetupRunnerSettings,
+  SetupStepEvent,
+  SetupStepRecord,
+} from './setup-runner';
+export { SetupStepError } from './setup-step-error';
+export { substituteSetupPlaceholders } from './setup-placeholders';
+export type { SetupPlaceholderValues } from './setup-placeholders';
+export {
+  NAMESPACE_URL,
+  defaultTaskCacheDir,
+  downloadCachePath,
+  ensureDownloadCached,
+  uuid5,
+} from './download-cache';
+export type { DownloadCacheResult, DownloadOptions } from './download-cache';
+export { closeChromeTabs, compareUrls, openChromeTabs } from './chrome-tabs';
+export type { ChromeTabsOptions, OpenChromeTabsResult } from './chrome-tabs';
+
+// evaluation (getters + metrics, DesktopEnv.evaluate)
+export { evaluateTask, isFailAction } from './evaluate-task';
+export type {
+  EvaluateTaskOptions,
+  EvaluationIssue,
+  EvaluationResult,
+  MetricScore,
+  RunSetupSteps,
+} from './evaluate-task';
+export { EvaluationError } from './evaluator-error';
+export { EVALUATION_GETTERS, resolveGetter } from './getter-registry';
+export type { EvaluationGuest, Getter, GetterConfigInput, GetterContext } from './getter-types';
+export { EVALUATION_METRICS, resolveMetric } from './metric-registry';
+export type { MetricDefinition, MetricInput } from './metric-types';
+export { fuzzRatio } from './evaluator-fuzz-ratio';
+export { compareDocxFiles } from './metric-compare-docx-files';
+export { matchValueToRule } from './metric-match-value-to-rule';
+
+// the environment
+export { createDesktopEnv, DesktopEnv } from './desktop-env';
+export type { DesktopEnvSettings, EnvAction, Observation, StepResult } from './desktop-env';
+export { computer13ToPython, rewriteLessThan } from './computer-13';
+export type { Computer13Action } from './computer-13';
