@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { computer13ToPython, rewriteLessThan } from './computer-13';
+import { computer13ToPython } from './computer-13';
+import { rewriteLessThanKeys } from './pyautogui-less-than';
 
 /** Parses Python source with the real interpreter: throws on a syntax error. */
 function assertValidPython(code: string): void {
@@ -40,24 +41,48 @@ describe('computer13ToPython', () => {
   });
 });
 
-describe('rewriteLessThan', () => {
-  it('turns press("<") into shift+comma', () => {
-    expect(rewriteLessThan("pyautogui.press('<')")).toBe("pyautogui.hotkey('shift', ',')");
+describe('rewriteLessThanKeys', () => {
+  it("rewrites press('<') into shift+comma", () => {
+    expect(rewriteLessThanKeys("pyautogui.press('<')")).toBe('pyautogui.hotkey("shift", ",")');
+    expect(rewriteLessThanKeys('pyautogui.press("<")\npyautogui.press("enter")')).toBe(
+      'pyautogui.hotkey("shift", ",")\npyautogui.press("enter")',
+    );
+    expect(rewriteLessThanKeys("pyautogui.press('\\u003c')")).toBe(
+      'pyautogui.hotkey("shift", ",")',
+    );
   });
 
-  it('splits typewrite text around "<", keeping the remaining arguments, as valid Python', () => {
-    const code =
-      'if True:\n    pyautogui.typewrite(\'a<b<c\', interval=0.05)\npyautogui.write("x<y")';
-    const rewritten = rewriteLessThan(code);
-    expect(rewritten).toBe(
-      "if True:\n    pyautogui.typewrite('a'); pyautogui.hotkey('shift', ','); pyautogui.typewrite('b'); pyautogui.hotkey('shift', ','); pyautogui.typewrite('c', interval=0.05)\n" +
-        'pyautogui.write("x"); pyautogui.hotkey(\'shift\', \',\'); pyautogui.write("y")',
+  it('splits typewrite text at every <, keeping the other arguments', () => {
+    expect(rewriteLessThanKeys("pyautogui.typewrite('a<b')")).toBe(
+      'pyautogui.typewrite(\'a\'); pyautogui.hotkey("shift", ","); pyautogui.typewrite(\'b\')',
+    );
+    expect(rewriteLessThanKeys('pyautogui.typewrite("<html>", interval=0.05)')).toBe(
+      'pyautogui.hotkey("shift", ","); pyautogui.typewrite("html>", interval=0.05)',
+    );
+    expect(rewriteLessThanKeys("    pyautogui.write('x << y\\n')")).toBe(
+      '    pyautogui.write(\'x \'); pyautogui.hotkey("shift", ","); pyautogui.hotkey("shift", ","); pyautogui.write(\' y\\n\')',
+    );
+  });
+
+  it('understands escaped quotes and leaves other code alone', () => {
+    expect(rewriteLessThanKeys("pyautogui.typewrite('it\\'s <b>')")).toBe(
+      "pyautogui.typewrite('it\\'s '); pyautogui.hotkey(\"shift\", \",\"); pyautogui.typewrite('b>')",
+    );
+    const untouched = [
+      'if x < 3:\n    pyautogui.press("enter")',
+      "pyautogui.press('<', presses=2)",
+      'pyautogui.typewrite(text)',
+      "pyautogui.typewrite(f'{a}<b')",
+      "pyautogui.typewrite(r'\\u003c')",
+      "pyautogui.typewrite('no less-than here')",
+    ];
+    for (const code of untouched) expect(rewriteLessThanKeys(code)).toBe(code);
+  });
+
+  it('produces valid Python', () => {
+    const rewritten = rewriteLessThanKeys(
+      "if True:\n    pyautogui.typewrite('a<b<c', interval=0.05)",
     );
     assertValidPython(`import pyautogui\n${rewritten}`);
-  });
-
-  it('leaves code without "<" (and "<" outside typing calls) alone', () => {
-    const code = "for i in range(3):\n    if i < 2: pyautogui.typewrite('ok; fine')";
-    expect(rewriteLessThan(code)).toBe(code);
   });
 });

@@ -62,26 +62,3 @@ export function computer13ToPython(action: Computer13Action): string {
       throw new TypeError(`computer_13: unknown action_type ${JSON.stringify(action.action_type)}`);
   }
 }
-
-/**
- * Works around pyautogui typing `>` for `<` on X11 (pyautogui #198, OSWorld #257), as upstream U26
- * does: `press('<')` and `<` inside `typewrite(…)` / `write(…)` become shift+comma.
- */
-export function rewriteLessThan(code: string): string {
-  return code
-    .replace(/pyautogui\.press\(\s*(['"])<\1\s*\)/g, "pyautogui.hotkey('shift', ',')")
-    .replace(
-      /pyautogui\.(typewrite|write)\(\s*(['"])((?:(?!\2)[^\\]|\\.)*)\2/g,
-      (whole, fn: string, quote: string, text: string) => {
-        if (!text.includes('<')) return whole;
-        const pieces = text.split('<');
-        const head = pieces
-          .slice(0, -1)
-          .map(piece => `pyautogui.${fn}(${quote}${piece}${quote}); pyautogui.hotkey('shift', ',')`)
-          .join('; ');
-        // The last piece keeps the call open, so its remaining arguments (interval=…) and the closing
-        // parenthesis of the original call still apply.
-        return `${head}; pyautogui.${fn}(${quote}${pieces.at(-1)}${quote}`;
-      },
-    );
-}

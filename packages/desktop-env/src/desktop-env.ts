@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { writeFileAtomic, type ActionSpace, type TaskConfig } from '@osharm/task-schema';
-import { computer13ToPython, rewriteLessThan, type Computer13Action } from './computer-13';
+import { computer13ToPython, type Computer13Action } from './computer-13';
+import { rewriteLessThanKeys } from './pyautogui-less-than';
 import { defaultTaskCacheDir } from './download-cache';
 import { evaluateTask, type EvaluationResult } from './evaluate-task';
 import type { ExecuteResult, GuestClient } from './guest-client';
@@ -196,7 +197,7 @@ export class DesktopEnv {
     if (code === 'WAIT') {
       await sleep(pause, options.abortSignal);
     } else if (!SPECIAL.has(code)) {
-      const script = `${PYAUTOGUI_PREFIX}${this.settings.actionSpace === 'computer_13' ? code : rewriteLessThan(code)}`;
+      const script = `${PYAUTOGUI_PREFIX}${this.settings.actionSpace === 'computer_13' ? code : rewriteLessThanKeys(code)}`;
       execution = await this.guest.execute(['python', '-c', script], {
         abortSignal: options.abortSignal,
       });

@@ -70,5 +70,6 @@ export { matchValueToRule } from './metric-match-value-to-rule';
 // the environment
 export { createDesktopEnv, DesktopEnv } from './desktop-env';
 export type { DesktopEnvSettings, EnvAction, Observation, StepResult } from './desktop-env';
-export { computer13ToPython, rewriteLessThan } from './computer-13';
+export { computer13ToPython } from './computer-13';
+export { rewriteLessThanKeys } from './pyautogui-less-than';
 export type { Computer13Action } from './computer-13';

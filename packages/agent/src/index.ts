@@ -1,0 +1,92 @@
+// @osharm/agent: the OS-Harm computer-use agent (OSWorld's prompt agent, rebuilt) and offline baselines.
+
+// agents
+export { createPromptAgent, PromptAgent, requestLog } from './prompt-agent';
+export type { PromptAgentSettings } from './prompt-agent';
+export {
+  createRefusingAgent,
+  createReplayAgent,
+  REFUSING_AGENT_RESPONSE,
+  REPLAY_END_RESPONSE,
+} from './offline-agents';
+export type { RefusingAgentSettings, ReplayAgentSettings } from './offline-agents';
+export type {
+  AgentLoggedImagePart,
+  AgentModelFailure,
+  AgentObservation,
+  AgentPredictOptions,
+  AgentPrediction,
+  AgentRequestLog,
+  AgentRunParams,
+  AgentV1,
+} from './agent';
+export { prepareObservation } from './agent-observation';
+export type { PrepareObservationOptions, PreparedObservation } from './agent-observation';
+
+// prompts
+export {
+  agentSystemPrompt,
+  computer13ActionList,
+  NO_ACTION_PLACEHOLDER,
+  observationText,
+  taskLeadIn,
+} from './agent-prompts';
+export type { SystemPromptOptions } from './agent-prompts';
+
+// accessibility tree
+export { A11yNode, parseAccessibilityTree } from './a11y-xml';
+export type { ParsedAccessibilityTree } from './a11y-xml';
+export { A11Y_NAMESPACES, a11yNamespaces } from './a11y-namespaces';
+export type { A11yNamespaces, A11yPlatform } from './a11y-namespaces';
+export { filterAccessibilityNodes, isKeptTag, parsePair } from './a11y-filter';
+export type { A11yFilterOptions } from './a11y-filter';
+export { A11Y_TABLE_HEADER, a11yTextCell, linearizeAccessibilityTree } from './a11y-linearize';
+export type { LinearizeOptions } from './a11y-linearize';
+export { countTokens, encodeTokens, TRIM_MARKER, trimToTokens } from './a11y-trim';
+
+// Set-of-Marks
+export { SOM_TABLE_HEADER, tagPrelude, tagScreenshot } from './som-tag';
+export type { SomMark, TaggedScreenshot, TagScreenshotOptions } from './som-tag';
+
+// actions
+export {
+  isSpecialAction,
+  parseActions,
+  parseComputer13Response,
+  parsePyautoguiResponse,
+} from './parse-actions';
+
+// models
+export { createAgentModel } from './create-agent-model';
+export type { AgentModelRouting } from './create-agent-model';
+export {
+  createOpenAIAgentModel,
+  isOpenAIReasoningModel,
+  OpenAIAgentModel,
+} from './openai-agent-model';
+export type { OpenAIAgentModelSettings } from './openai-agent-model';
+export {
+  AnthropicAgentModel,
+  createAnthropicAgentModel,
+  rejectsTemperatureWithTopP,
+} from './anthropic-agent-model';
+export type { AnthropicAgentModelSettings } from './anthropic-agent-model';
+export type {
+  AgentContentPart,
+  AgentImagePart,
+  AgentMessage,
+  AgentModelCallOptions,
+  AgentModelResult,
+  AgentModelV1,
+  AgentTextPart,
+  AgentTokenUsage,
+} from './agent-model';
+
+// cost
+export { AGENT_MODEL_PRICES, agentUsageCost } from './agent-usage-cost';
+export type { AgentModelPrice } from './agent-usage-cost';
+
+// errors
+export { AgentObservationError, AgentSettingError } from './agent-errors';
+
+export { VERSION } from './version';
