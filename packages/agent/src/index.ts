@@ -90,3 +90,10 @@ export type { AgentModelPrice } from './agent-usage-cost';
 export { AgentObservationError, AgentSettingError } from './agent-errors';
 
 export { VERSION } from './version';
+
+// the run loop
+export { runTask } from './run-task';
+export type { RunInjection, RunTaskEvent, RunTaskOptions, RunTaskResult } from './run-task';
+export type { RunEnvironment, RunObservation } from './run-environment';
+export { actionTimestamp, TrajectoryWriter } from './trajectory-writer';
+export { assembleRecording } from './recording';

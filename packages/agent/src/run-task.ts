@@ -1,0 +1,245 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Action, InjectionVector, SetupStep, TaskConfig } from '@osharm/task-schema';
+import type { AgentV1 } from './agent';
+import { assembleRecording } from './recording';
+import type { RunEnvironment } from './run-environment';
+import { actionTimestamp, TrajectoryWriter } from './trajectory-writer';
+
+/** The injection of an injection run, prepared by `@osharm/injection`'s `prepareInjection`. */
+export interface RunInjection {
+  /** The vector object with `content` and `goal_id` (recorded as better_log `task.injection`). */
+  readonly injection: InjectionVector;
+  /** Setup steps that plant the injection, run after the task's own setup. */
+  readonly steps: readonly SetupStep[];
+  /** Where the steps' `upload_file` paths resolve. */
+  readonly assetRoot: string;
+}
+
+/** Events of a run, for progress output and logs. */
+export type RunTaskEvent =
+  | { readonly type: 'reset-end'; readonly seconds: number }
+  | {
+      readonly type: 'step-end';
+      readonly step: number;
+      readonly actions: number;
+      readonly done: boolean;
+    }
+  | { readonly type: 'run-end'; readonly score: number | null; readonly error?: string };
+
+/** Options of {@link runTask}. */
+export interface RunTaskOptions {
+  readonly env: RunEnvironment;
+  readonly agent: AgentV1;
+  readonly task: TaskConfig;
+  /** The task's domain (for error lines). */
+  readonly domain: string;
+  /** The run's result dir (with the `__inject__…` suffix for injection runs). */
+  readonly resultDir: string;
+  /** The instruction the agent gets. @default task.instruction (pass the jailbreak-wrapped one on jailbreak runs) */
+  readonly instruction?: string;
+  /** Recorded as better_log `task.jailbreak`. @default false */
+  readonly jailbreak?: boolean;
+  readonly injection?: RunInjection;
+  /** @default 15 */
+  readonly maxSteps?: number;
+  /** Seconds to sleep after each action (`--sleep_after_execution`). @default 0 */
+  readonly sleepAfterExecution?: number;
+  /** Seconds to wait after the task's setup (upstream 5) and after the injection (upstream 10). */
+  readonly settleSeconds?: { readonly afterSetup?: number; readonly afterInjection?: number };
+  /** Wall-clock limit of the whole run in seconds. @default 1800 */
+  readonly timeLimitSeconds?: number;
+  /** Record the screen (from the guest, else assembled from the step screenshots). @default true */
+  readonly record?: boolean;
+  /**
+   * Called after the last step, before evaluation (whose postconfig may change the environment):
+   * e.g. collecting injection evidence.
+   */
+  readonly beforeEvaluate?: (context: {
+    readonly lastAction: Action | undefined;
+    readonly steps: readonly { readonly response: string; readonly actions: readonly Action[] }[];
+  }) => Promise<void>;
+  readonly onEvent?: (event: RunTaskEvent) => void;
+  readonly abortSignal?: AbortSignal;
+}
+
+/** What a run produced. */
+export interface RunTaskResult {
+  /** The evaluator's score (result.txt), or null when the run failed before evaluation. */
+  readonly score: number | null;
+  readonly steps: number;
+  /** The run ended with DONE or FAIL (not the step limit). */
+  readonly done: boolean;
+  readonly lastAction: Action | undefined;
+  /** Why the run failed (also appended to traj.jsonl as an Error line). */
+  readonly error?: string;
+  readonly recording: 'guest' | 'assembled' | 'none';
+}
+
+class TimeLimitError extends Error {
+  override readonly name = 'TimeLimitError';
+}
+
+/**
+ * Runs one task end to end, writing the trajectory dir exactly as upstream's `run_single_example`
+ * (reference/osharm-benchmark.md §2.5, §4): reset (setup), the injection when given, `step_0.png`,
+ * recording, up to `maxSteps` agent steps (better_log.json rewritten before each step's actions,
+ * one traj.jsonl line and one `step_{n}_{timestamp}.png` per action), then evaluation and
+ * `result.txt` last. A failure or the time limit appends an `{"Error": …}` line and leaves no
+ * result.txt, so a resumed run tries again.
+ */
+export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
+  const { env, agent, task } = options;
+  const instruction = options.instruction ?? task.instruction;
+  const writer = new TrajectoryWriter(options.resultDir, {
+    params: { ...agent.params, max_steps: options.maxSteps ?? 15 },
+    instruction,
+    jailbreak: options.jailbreak ?? false,
+    injection: options.injection?.injection ?? null,
+  });
+  await writer.prepare();
+  const limit = new AbortController();
+  const timer = setTimeout(
+    () =>
+      limit.abort(
+        new TimeLimitError(`time limit of ${options.timeLimitSeconds ?? 1800} s exceeded`),
+      ),
+    (options.timeLimitSeconds ?? 1800) * 1000,
+  );
+  const signal = options.abortSignal
+    ? AbortSignal.any([options.abortSignal, limit.signal])
+    : limit.signal;
+  const stepsDone: { response: string; actions: Action[] }[] = [];
+  let lastAction: Action | undefined;
+  let done = false;
+  let recording: RunTaskResult['recording'] = 'none';
+  let guestRecording = false;
+  try {
+    agent.reset();
+    const started = performance.now();
+    let { observation } = await env.reset({ task, abortSignal: signal });
+    await sleep((options.settleSeconds?.afterSetup ?? 5) * 1000, undefined, { signal });
+    if (options.injection) {
+      await env.runSetup(options.injection.steps, {
+        baseDir: options.injection.assetRoot,
+        abortSignal: signal,
+      });
+      await sleep((options.settleSeconds?.afterInjection ?? 10) * 1000, undefined, { signal });
+    }
+    observation = await env.observe({ abortSignal: signal });
+    options.onEvent?.({ type: 'reset-end', seconds: (performance.now() - started) / 1000 });
+    await writer.writeScreenshot('step_0.png', observation.screenshot);
+    let lastScreenshot = 'step_0.png';
+    if (options.record !== false && env.startRecording) {
+      guestRecording = await env.startRecording({ abortSignal: signal }).then(
+        () => true,
+        () => false,
+      );
+    }
+
+    for (let stepIndex = 0; stepIndex < (options.maxSteps ?? 15) && !done; stepIndex += 1) {
+      signal.throwIfAborted();
+      const prediction = await agent.predict({ instruction, observation, abortSignal: signal });
+      const actions = prediction.actions ?? [];
+      // Unlike upstream, a step after one with no actions names the real last screenshot.
+      await writer.addStep({
+        a11yTree: prediction.linearizedTree,
+        screenshotFile: lastScreenshot,
+        response: prediction.response,
+        actions,
+      });
+      stepsDone.push({ response: prediction.response, actions });
+      for (const action of actions) {
+        signal.throwIfAborted();
+        const timestamp = actionTimestamp();
+        const result = await env.step(action, {
+          pauseSeconds: options.sleepAfterExecution ?? 0,
+          abortSignal: signal,
+        });
+        lastAction = action;
+        observation = result.observation;
+        const file = `step_${stepIndex + 1}_${timestamp}.png`;
+        await writer.writeScreenshot(file, observation.screenshot);
+        lastScreenshot = file;
+        await writer.addAction({
+          stepNum: stepIndex + 1,
+          timestamp,
+          action,
+          done: result.done,
+          info: result.info,
+          screenshotFile: file,
+          execution: result.execution,
+        });
+        if (result.done) {
+          done = true;
+          break;
+        }
+      }
+      options.onEvent?.({ type: 'step-end', step: stepIndex, actions: actions.length, done });
+    }
+
+    signal.throwIfAborted();
+    await options.beforeEvaluate?.({ lastAction, steps: stepsDone });
+    recording = await finishRecording(env, options, guestRecording, signal);
+    const evaluation = await env.evaluate({ abortSignal: signal });
+    await writer.writeResult(evaluation.score);
+    options.onEvent?.({ type: 'run-end', score: evaluation.score });
+    return { score: evaluation.score, steps: stepsDone.length, done, lastAction, recording };
+  } catch (error) {
+    const timedOut = limit.signal.aborted && !options.abortSignal?.aborted;
+    const message = timedOut
+      ? `Time limit exceeded in ${options.domain}/${task.id}`
+      : `${options.domain}/${task.id} - ${(error as Error).message ?? String(error)}`;
+    if (recording === 'none' && !options.abortSignal?.aborted) {
+      recording = await finishRecording(env, options, guestRecording, undefined).catch(
+        () => 'none' as const,
+      );
+    }
+    await writer.addError(message);
+    options.onEvent?.({ type: 'run-end', score: null, error: message });
+    if (options.abortSignal?.aborted) throw error;
+    return { score: null, steps: stepsDone.length, done, lastAction, error: message, recording };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function finishRecording(
+  env: RunEnvironment,
+  options: RunTaskOptions,
+  guestRecording: boolean,
+  signal: AbortSignal | undefined,
+): Promise<RunTaskResult['recording']> {
+  if (options.record === false) return 'none';
+  const destination = join(options.resultDir, 'recording.mp4');
+  if (guestRecording && env.endRecording) {
+    const ok = await env.endRecording(destination, { abortSignal: signal }).then(
+      () => true,
+      () => false,
+    );
+    if (ok) return 'guest';
+  }
+  const frames = (await readdir(options.resultDir))
+    .filter(name => /^step_\d+(_\d{8}@\d{6})?\.png$/.test(name))
+    .sort(byStep);
+  if (frames.length === 0) return 'none';
+  const assembled = await assembleRecording(
+    frames.map(name => join(options.resultDir, name)),
+    destination,
+  ).then(
+    () => true,
+    () => false,
+  );
+  return assembled ? 'assembled' : 'none';
+}
+
+function byStep(a: string, b: string): number {
+  const key = (name: string) => {
+    const match = /^step_(\d+)(?:_(\d{8}@\d{6}))?\.png$/.exec(name);
+    return [Number(match?.[1] ?? 0), match?.[2] ?? ''] as const;
+  };
+  const [stepA, timeA] = key(a);
+  const [stepB, timeB] = key(b);
+  return stepA - stepB || timeA.localeCompare(timeB);
+}

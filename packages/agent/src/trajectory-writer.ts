@@ -1,0 +1,117 @@
+import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  toPythonJson,
+  writeFileAtomic,
+  type Action,
+  type BetterLog,
+  type BetterLogStep,
+  type InjectionVector,
+  type RunParams,
+} from '@osharm/task-schema';
+
+/** `%Y%m%d@%H%M%S` in local time, as upstream's `datetime.now().strftime`. */
+export function actionTimestamp(date: Date = new Date()): string {
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}${pad(date.getMonth() + 1)}${pad(date.getDate())}@${pad(date.getHours())}${pad(date.getMinutes())}${pad(date.getSeconds())}`;
+}
+
+/**
+ * Writes a trajectory dir in upstream's layout and formats (reference/osharm-benchmark.md §4):
+ * `step_0.png`, `step_{n}_{timestamp}.png`, `traj.jsonl` (one Python-json line per action),
+ * `better_log.json` (rewritten whole after every agent step, before its actions run),
+ * `result.txt` last. Every file is written atomically except the append-only traj.jsonl.
+ */
+export class TrajectoryWriter {
+  private readonly log: { params: RunParams; task: BetterLog['task']; steps: BetterLogStep[] };
+
+  constructor(
+    readonly dir: string,
+    options: {
+      params: RunParams;
+      instruction: string;
+      jailbreak: boolean;
+      injection: InjectionVector | null;
+    },
+  ) {
+    this.log = {
+      params: options.params,
+      task: {
+        jailbreak: options.jailbreak,
+        injection: options.injection,
+        instruction: options.instruction,
+      },
+      steps: [],
+    };
+  }
+
+  /** Creates the dir, removing whatever an unfinished earlier run left (upstream's resume rule). */
+  async prepare(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    for (const entry of await readdir(this.dir))
+      await rm(join(this.dir, entry), { recursive: true, force: true });
+  }
+
+  async writeScreenshot(name: string, png: Uint8Array): Promise<void> {
+    await writeFileAtomic(join(this.dir, name), png);
+  }
+
+  /** Adds an agent step to better_log.json and rewrites it. */
+  async addStep(step: {
+    a11yTree: string | null;
+    screenshotFile: string;
+    response: string;
+    actions: readonly Action[];
+  }): Promise<void> {
+    this.log.steps.push({
+      a11y_tree: step.a11yTree,
+      screenshot_file: step.screenshotFile,
+      response: step.response,
+      actions: [...step.actions],
+    });
+    await writeFileAtomic(join(this.dir, 'better_log.json'), toPythonJson(this.log));
+  }
+
+  /** Appends one executed action to traj.jsonl (keys in upstream's order; `execution` is osharm's). */
+  async addAction(line: {
+    stepNum: number;
+    timestamp: string;
+    action: Action;
+    done: boolean;
+    info: Readonly<Record<string, unknown>>;
+    screenshotFile: string;
+    execution?: { readonly error: string; readonly returncode: number };
+  }): Promise<void> {
+    const record: Record<string, unknown> = {
+      step_num: line.stepNum,
+      action_timestamp: line.timestamp,
+      action: line.action,
+      reward: 0,
+      done: line.done,
+      info: line.info,
+      screenshot_file: line.screenshotFile,
+    };
+    // The guest's error output of the agent's code (upstream dropped it); only when there was one.
+    if (line.execution && (line.execution.returncode !== 0 || line.execution.error.trim() !== '')) {
+      record.execution = {
+        returncode: line.execution.returncode,
+        error: line.execution.error.slice(-4000),
+      };
+    }
+    await appendFile(join(this.dir, 'traj.jsonl'), `${toPythonJson(record)}\n`);
+  }
+
+  /** Appends an `{"Error": …}` line, as upstream does when a run raises. */
+  async addError(message: string): Promise<void> {
+    await appendFile(join(this.dir, 'traj.jsonl'), `${toPythonJson({ Error: message })}\n`);
+  }
+
+  /** Writes result.txt (the evaluator's score): the file that marks the run finished. */
+  async writeResult(score: number): Promise<void> {
+    await writeFileAtomic(join(this.dir, 'result.txt'), `${score}\n`);
+  }
+
+  get stepCount(): number {
+    return this.log.steps.length;
+  }
+}
