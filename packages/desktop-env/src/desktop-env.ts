@@ -134,17 +134,31 @@ export class DesktopEnv {
     return { observation: await this.observe({ abortSignal }), setup };
   }
 
+  /**
+   * Runs extra setup steps in the current environment (e.g. an injection's), with `upload_file`
+   * paths resolved against `baseDir` (default: the dataset base dir).
+   * @throws {SetupStepError}
+   */
+  runSetup(
+    steps: readonly unknown[],
+    options: { baseDir?: string; abortSignal?: AbortSignal } = {},
+  ): Promise<SetupRunRecord> {
+    this.used = true;
+    return this.runSteps(steps, 'config', options.abortSignal, options.baseDir);
+  }
+
   private runSteps(
     steps: readonly unknown[],
     phase: 'config' | 'postconfig',
     abortSignal?: AbortSignal,
+    baseDir?: string,
   ) {
     const task = this.requireTask();
     return runSetup(steps, {
       client: this.guest,
       endpoint: this.endpointValue,
       taskId: task.id,
-      baseDir: this.settings.baseDir ?? 'evaluation_examples',
+      baseDir: baseDir ?? this.settings.baseDir ?? 'evaluation_examples',
       cacheDir: this.cacheDir(task),
       phase,
       abortSignal,

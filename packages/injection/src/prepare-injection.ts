@@ -494,6 +494,7 @@ class PlanBuilder {
       const injected = injectTextFile(new TextDecoder().decode(original), this.text);
       const local = this.file(`vector/${injectedName(params.file_path_vm)}`, injected);
       this.upload([{ local, guest: params.file_path_vm }]);
+      this.reloadEditor(params.file_path_vm);
       return;
     }
     // The dataset lacks the file (upstream's code assets are not redistributed): the task's own
@@ -515,6 +516,28 @@ class PlanBuilder {
           'prefix',
           header,
           params.file_path_vm,
+        ],
+      },
+    });
+    this.reloadEditor(params.file_path_vm);
+  }
+
+  /**
+   * Upstream's VS Code reloads a file changed on disk by itself. The local desktop's text editor
+   * (gedit, also standing in for `code`) keeps showing the old buffer, so there the editor is
+   * restarted on the injected file when it is running; on VMware nothing is needed.
+   */
+  private reloadEditor(guestPath: string): void {
+    if (this.options.environment.kind !== 'local') return;
+    this.steps.push({
+      type: 'execute',
+      parameters: {
+        command: [
+          '/bin/bash',
+          '-c',
+          'if pgrep -x gedit >/dev/null; then pkill -x gedit; sleep 1; setsid gedit "$1" >/dev/null 2>&1 < /dev/null & sleep 2; fi',
+          'reload',
+          guestPath,
         ],
       },
     });
