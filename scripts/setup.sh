@@ -3,12 +3,15 @@
 #   - Node 22 (from the npm registry package `node`, into .tools/node) when the machine's Node is older than 22,
 #   - pnpm (the version pinned in package.json "packageManager"), into the same prefix,
 #   - the workspace dependencies (pnpm install --frozen-lockfile), then `turbo run build`.
+#   - the Debian packages of the local sandboxed desktop (scripts/install-desktop.sh; needs root),
 # Idempotent: a second run only re-checks and rebuilds what changed (turbo cache).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # shellcheck source=./env.sh
 source scripts/env.sh
+
+bash scripts/install-desktop.sh
 
 pnpm_version="$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' package.json)"
 prefix="$root/.tools/node"

@@ -2,7 +2,9 @@ import { Command, CommanderError } from 'commander';
 import { OsharmError } from '@osharm/task-schema';
 import { normalizeArgv } from '@osharm/batch-judge';
 import { ExitCode, UsageError, processIo, type CliIo, type CliRun } from './cli-io';
+import { envCommand } from './commands/env';
 import { judgeCommand } from './commands/judge';
+import { runCommand } from './commands/run';
 import { tasksCommand } from './commands/tasks';
 import { VERSION } from './version';
 
@@ -26,7 +28,9 @@ Upstream snake_case flags (--test_config_base_dir …) are accepted too.
 Exit codes: 0 ok, 1 invalid data, 2 usage error.
 Docs: docs/README.md`,
     );
+  program.addCommand(runCommand(run));
   program.addCommand(tasksCommand(run));
+  program.addCommand(envCommand(run));
   program.addCommand(judgeCommand(run));
   // Subcommands added through addCommand do not inherit these settings: apply them down the tree.
   const inherit = (command: Command) => {

@@ -1,0 +1,68 @@
+import {
+  createAgentModel,
+  createPromptAgent,
+  createRefusingAgent,
+  createReplayAgent,
+  type AgentV1,
+} from '@osharm/agent';
+import type { ActionSpace, ObservationType } from '@osharm/task-schema';
+
+/** Offline baseline model names: they need no key and no network. */
+export const OFFLINE_MODELS = ['offline-refuse', 'offline-replay:<trajectory dir>'] as const;
+
+/** True for the offline baselines. */
+export function isOfflineModel(model: string): boolean {
+  return model === 'offline-refuse' || model.startsWith('offline-replay:');
+}
+
+/** The directory name a model's results go under (`offline-replay:<dir>` → `offline-replay`). */
+export function modelDirName(model: string): string {
+  return model.startsWith('offline-replay:') ? 'offline-replay' : model.replaceAll('/', '_');
+}
+
+/** Creates the agent for one environment worker (each worker has its own history). */
+export function createAgent(options: {
+  model: string;
+  observationType: ObservationType;
+  actionSpace: ActionSpace;
+  maxTrajectoryLength: number;
+  maxTokens: number;
+  temperature: number;
+  topP: number;
+  stopToken: string | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+}): AgentV1 {
+  if (options.model === 'offline-refuse') {
+    return createRefusingAgent({
+      observationType: options.observationType,
+      actionSpace: options.actionSpace,
+    });
+  }
+  if (options.model.startsWith('offline-replay:')) {
+    return createReplayAgent({
+      trajectoryDir: options.model.slice('offline-replay:'.length),
+      observationType: options.observationType,
+      actionSpace: options.actionSpace,
+    });
+  }
+  return createPromptAgent({
+    model: createAgentModel(options.model, {
+      openai: { env: options.env },
+      anthropic: { env: options.env },
+    }),
+    observationType: options.observationType,
+    actionSpace: options.actionSpace,
+    maxTrajectoryLength: options.maxTrajectoryLength,
+    maxTokens: options.maxTokens,
+    temperature: options.temperature,
+    topP: options.topP,
+    stopToken: options.stopToken,
+  });
+}
+
+/** How to switch from an offline baseline to a real model, printed after offline runs. */
+export const REAL_MODEL_HINT = `This was an offline baseline, not a model. To evaluate a real agent:
+  OPENAI_API_KEY=… ./osharm run --model gpt-4.1 …                 (OpenAI)
+  ANTHROPIC_API_KEY=… ./osharm run --model claude-sonnet-4-20250514 …  (Anthropic)
+  OPENAI_BASE_URL=http://127.0.0.1:8000/v1 ./osharm run --model <served model> …  (vLLM, Ollama: any OpenAI-compatible server)
+and judge with --judge-model gpt-4.1 (or any claude-* / OpenAI-compatible model).`;

@@ -1,0 +1,463 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { runTask, type AgentV1, type RunInjection } from '@osharm/agent';
+import { createDesktopEnv, type DesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
+import {
+  collectEvidence,
+  INJECTION_EVIDENCE_FILE,
+  jailbreakInstruction,
+  jailbreakModelDir,
+  prepareInjection,
+} from '@osharm/injection';
+import { createJudgeModel, judgeTrajectory } from '@osharm/judge';
+import {
+  breakdown,
+  describeTrajectoryPath,
+  formatBreakdownTable,
+  summarize,
+  type JudgedTrajectory,
+} from '@osharm/metrics';
+import {
+  ACTION_SPACES,
+  JUDGE_TYPES,
+  loadDataset,
+  OBSERVATION_TYPES,
+  PROMPT_VERSIONS,
+  writeFileAtomic,
+  type ActionSpace,
+  type Judgment,
+  type JudgeType,
+  type ObservationType,
+  type PromptVersion,
+} from '@osharm/task-schema';
+import { createLocalProvider } from '@osharm/vm-local';
+import { createVmwareProvider } from '@osharm/vm-vmware';
+import { createAgent, isOfflineModel, modelDirName, REAL_MODEL_HINT } from '../agent-choice';
+import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
+import { displayPath } from '../dataset-options';
+import { planRuns, type PlannedRun } from '../run-plan';
+
+interface RunFlags {
+  pathToVm: string;
+  headless?: boolean;
+  actionSpace: ActionSpace;
+  observationType: ObservationType;
+  screenWidth: number;
+  screenHeight: number;
+  sleepAfterExecution: number;
+  maxSteps: number;
+  maxTrajectoryLength: number;
+  testConfigBaseDir: string;
+  model: string;
+  judgeModel: string;
+  sysPromptVersion: PromptVersion;
+  judgeType: JudgeType;
+  temperature: number;
+  topP: number;
+  maxTokens: number;
+  stopToken?: string;
+  domain: string;
+  testAllMetaPath: string;
+  jailbreak?: boolean;
+  inject?: boolean;
+  resultDir: string;
+  provider: 'local' | 'vmware';
+  numEnvs: number;
+  task?: string[];
+  limit?: number;
+  timeLimit: number;
+  settle: number;
+}
+
+const number =
+  (name: string, { integer = false, min = 0 } = {}) =>
+  (value: string) => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || (integer && !Number.isInteger(parsed)) || parsed < min) {
+      throw new InvalidArgumentError(
+        `${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${min}`,
+      );
+    }
+    return parsed;
+  };
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/** `osharm run`: upstream's run.py on the embedded desktop (or VMware). */
+export function runCommand(run: CliRun): Command {
+  const io = run.io;
+  return new Command('run')
+    .description(
+      "run the benchmark (upstream's run.py): each task on a fresh desktop, then judge it",
+    )
+    .option(
+      '--path-to-vm <vmx>',
+      'VMware .vmx (with --provider vmware)',
+      'vmware_vm_data/Ubuntu0/Ubuntu0.vmx',
+    )
+    .option('--headless', 'run VMware without a window (the local desktop is always headless)')
+    .addOption(
+      new Option('--action-space <space>', 'agent action space')
+        .choices([...ACTION_SPACES])
+        .default('pyautogui'),
+    )
+    .addOption(
+      new Option('--observation-type <type>', 'what the agent observes')
+        .choices([...OBSERVATION_TYPES])
+        .default('a11y_tree'),
+    )
+    .option(
+      '--screen-width <px>',
+      'screen width',
+      number('--screen-width', { integer: true, min: 320 }),
+      1920,
+    )
+    .option(
+      '--screen-height <px>',
+      'screen height',
+      number('--screen-height', { integer: true, min: 240 }),
+      1080,
+    )
+    .option(
+      '--sleep-after-execution <s>',
+      'seconds to wait after each action',
+      number('--sleep-after-execution'),
+      0,
+    )
+    .option(
+      '--max-steps <n>',
+      'agent steps per task',
+      number('--max-steps', { integer: true, min: 1 }),
+      15,
+    )
+    .option(
+      '--max-trajectory-length <n>',
+      'past steps in the agent prompt',
+      number('--max-trajectory-length', { integer: true }),
+      3,
+    )
+    .option(
+      '--test-config-base-dir <dir>',
+      'dataset base dir (examples/{domain}/{id}.json)',
+      'evaluation_examples',
+    )
+    .option(
+      '--model <model>',
+      'agent model: gpt-*, o*, claude-*, any OpenAI-compatible name, or offline-refuse / offline-replay:<dir>',
+      'gpt-4o',
+    )
+    .option(
+      '--judge-model <model>',
+      'judge model (claude* → Anthropic), or "none" to record only the deterministic evidence',
+      'gpt-4.1',
+    )
+    .addOption(
+      new Option('--sys-prompt-version <version>', 'judge prompt version')
+        .choices([...PROMPT_VERSIONS])
+        .default('v3'),
+    )
+    .addOption(
+      new Option('--judge-type <type>', 'judge type').choices([...JUDGE_TYPES]).default('aer'),
+    )
+    .option('--temperature <t>', 'agent sampling temperature', number('--temperature'), 1.0)
+    .option('--top-p <p>', 'agent nucleus sampling', number('--top-p'), 0.9)
+    .option(
+      '--max-tokens <n>',
+      'agent max output tokens',
+      number('--max-tokens', { integer: true, min: 1 }),
+      1500,
+    )
+    .option('--stop-token <token>', 'agent stop sequence')
+    .option('--domain <domain>', 'only this domain', 'all')
+    .option(
+      '--test-all-meta-path <file>',
+      'task index file',
+      'evaluation_examples/test_misuse.json',
+    )
+    .option(
+      '--jailbreak',
+      'wrap instructions in the jailbreak template (model dir gets _jailbreak)',
+    )
+    .option(
+      '--inject',
+      'run every (vector, goal) of injection tasks (dirs get __inject__{vector}__{goal})',
+    )
+    .option('--result-dir <dir>', 'results root', './results')
+    .addOption(
+      new Option('--provider <provider>', 'where desktops come from')
+        .choices(['local', 'vmware'])
+        .default('local'),
+    )
+    .option(
+      '--num-envs <n>',
+      'environments in parallel',
+      number('--num-envs', { integer: true, min: 1 }),
+      1,
+    )
+    .option('--task <id>', 'only this task id (repeatable)', collect)
+    .option('--limit <n>', 'at most this many runs', number('--limit', { integer: true, min: 1 }))
+    .option(
+      '--time-limit <s>',
+      'wall-clock limit per task in seconds',
+      number('--time-limit', { min: 1 }),
+      1800,
+    )
+    .option(
+      '--settle <s>',
+      'seconds to wait after setup (and twice that after an injection); upstream: 5',
+      number('--settle'),
+      5,
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ osharm run --model offline-refuse --judge-model none --test-all-meta-path evaluation_examples/test_misuse.json
+  $ OPENAI_API_KEY=… osharm run --model gpt-4.1 --observation-type screenshot_a11y_tree --test-all-meta-path evaluation_examples/test_injection.json --inject
+  $ osharm run --provider vmware --path-to-vm vmware_vm_data/Ubuntu0/Ubuntu0.vmx --headless --model o4-mini --jailbreak
+
+Results: {result_dir}/{action_space}/{observation_type}/{model}[_jailbreak]/{domain}/{task}[__inject__{vector}__{goal}]/
+Runs with a result.txt are skipped; other run dirs are cleared and run again (upstream's resume).`,
+    )
+    .action(handle(run, (flags: RunFlags) => runBenchmark(flags, io)));
+}
+
+async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
+  const at = (path: string) => resolve(io.cwd, path);
+  if (
+    !isOfflineModel(flags.model) &&
+    !io.env.OPENAI_API_KEY &&
+    !io.env.OPENAI_BASE_URL &&
+    !io.env.ANTHROPIC_API_KEY
+  ) {
+    throw new UsageError(
+      `--model ${flags.model} needs a model API: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL (vLLM, Ollama), or use an offline baseline: --model offline-refuse`,
+    );
+  }
+  if (flags.observationType === 'som' && flags.actionSpace === 'computer_13') {
+    throw new UsageError('--observation-type som works only with --action-space pyautogui');
+  }
+  const judgeEnabled = flags.judgeModel !== 'none';
+  const { tasks } = await loadDataset({
+    baseDir: at(flags.testConfigBaseDir),
+    indexPaths: at(flags.testAllMetaPath),
+    domain: flags.domain,
+  });
+  const selected = flags.task ? tasks.filter(task => flags.task!.includes(task.id)) : tasks;
+  if (flags.task && selected.length === 0) {
+    throw new UsageError(`--task: none of ${flags.task.join(', ')} is in ${flags.testAllMetaPath}`);
+  }
+  const modelDir = flags.jailbreak
+    ? jailbreakModelDir(modelDirName(flags.model))
+    : modelDirName(flags.model);
+  let runs = planRuns({
+    tasks: selected,
+    resultDir: at(flags.resultDir),
+    actionSpace: flags.actionSpace,
+    observationType: flags.observationType,
+    modelDir,
+    inject: flags.inject === true,
+  });
+  if (flags.limit !== undefined) runs = runs.slice(0, flags.limit);
+  const pending = runs.filter(plannedRun => !plannedRun.finished);
+  io.stderr(
+    `${runs.length} run(s): ${runs.length - pending.length} already finished, ${pending.length} to run on ${flags.numEnvs} ${flags.provider} environment(s)\n`,
+  );
+
+  const providers: VmProviderV1[] = [];
+  for (let index = 0; index < Math.min(flags.numEnvs, Math.max(1, pending.length)); index += 1) {
+    providers.push(
+      flags.provider === 'local'
+        ? createLocalProvider({ screen: { width: flags.screenWidth, height: flags.screenHeight } })
+        : createVmwareProvider({
+            vmxPath: at(flags.pathToVm),
+            headless: flags.headless ?? false,
+            env: io.env,
+          }),
+    );
+  }
+  const queue = [...pending];
+  const started = performance.now();
+  let done = 0;
+  const outcomes: { run: PlannedRun; score: number | null; judgment?: Judgment; error?: string }[] =
+    [];
+  const workDir = await mkdtemp(join(tmpdir(), 'osharm-run-'));
+  try {
+    await Promise.all(
+      providers.map(async provider => {
+        const env = createDesktopEnv({
+          provider,
+          actionSpace: flags.actionSpace,
+          baseDir: at(flags.testConfigBaseDir),
+          cacheRoot: at('cache'),
+          requireA11yTree: true,
+        });
+        const agent = createAgent({ ...flags, stopToken: flags.stopToken, env: io.env });
+        try {
+          for (let next = queue.shift(); next; next = queue.shift()) {
+            const outcome = await runOne(next, {
+              env,
+              agent,
+              flags,
+              io,
+              workDir,
+              judgeEnabled,
+              at,
+            });
+            outcomes.push(outcome);
+            done += 1;
+            const elapsed = (performance.now() - started) / 1000;
+            const eta = (elapsed / done) * (pending.length - done);
+            io.stderr(
+              `[${done}/${pending.length}] ${outcome.error ? 'error' : `score=${outcome.score}`}${outcome.judgment ? ` safe=${outcome.judgment.safety} success=${outcome.judgment.success}` : ''} ${next.label}  (elapsed ${elapsed.toFixed(0)} s, eta ${eta.toFixed(0)} s)${outcome.error ? `\n  ${outcome.error}` : ''}\n`,
+            );
+          }
+        } finally {
+          await env.close().catch(() => undefined);
+        }
+      }),
+    );
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+
+  printSummary(outcomes, runs, flags, io);
+  if (isOfflineModel(flags.model)) io.stderr(`\n${REAL_MODEL_HINT}\n`);
+  return outcomes.some(outcome => outcome.error) ? ExitCode.invalidData : ExitCode.ok;
+}
+
+async function runOne(
+  plannedRun: PlannedRun,
+  context: {
+    env: DesktopEnv;
+    agent: AgentV1;
+    flags: RunFlags;
+    io: CliIo;
+    workDir: string;
+    judgeEnabled: boolean;
+    at: (path: string) => string;
+  },
+): Promise<{ run: PlannedRun; score: number | null; judgment?: Judgment; error?: string }> {
+  const { env, agent, flags } = context;
+  const task = plannedRun.task.config;
+  const instruction = flags.jailbreak ? jailbreakInstruction(task.instruction) : task.instruction;
+  let injection: RunInjection | undefined;
+  let probes: Awaited<ReturnType<typeof prepareInjection>>['evidence'] | undefined;
+  if (plannedRun.injection) {
+    const prepared = await prepareInjection({
+      task,
+      run: plannedRun.injection,
+      baseDir: context.at(flags.testConfigBaseDir),
+      workDir: join(context.workDir, plannedRun.label.replaceAll('/', '_')),
+      environment: { kind: flags.provider },
+    });
+    injection = {
+      injection: prepared.injection,
+      steps: prepared.steps,
+      assetRoot: prepared.assetRoot,
+    };
+    probes = prepared.evidence;
+  }
+  const result = await runTask({
+    env,
+    agent,
+    task,
+    domain: plannedRun.task.domain,
+    resultDir: plannedRun.dir,
+    instruction,
+    jailbreak: flags.jailbreak === true,
+    injection,
+    maxSteps: flags.maxSteps,
+    sleepAfterExecution: flags.sleepAfterExecution,
+    settleSeconds: { afterSetup: flags.settle, afterInjection: flags.settle * 2 },
+    timeLimitSeconds: flags.timeLimit,
+    beforeEvaluate: probes
+      ? async ({ lastAction, steps }) => {
+          const evidence = await collectEvidence({
+            probes: probes!,
+            runCommand: async shell => {
+              const answer = await env.guest.execute(['/bin/bash', '-c', shell]);
+              return { output: answer.output, returncode: answer.returncode };
+            },
+            trajectory: {
+              lastAction: typeof lastAction === 'string' ? lastAction : undefined,
+              steps: steps.length,
+              actions: steps.flatMap(step =>
+                step.actions.filter((action): action is string => typeof action === 'string'),
+              ),
+            },
+          });
+          await writeFileAtomic(
+            join(plannedRun.dir, INJECTION_EVIDENCE_FILE),
+            `${JSON.stringify(evidence, null, 2)}\n`,
+          );
+        }
+      : undefined,
+  });
+  let judgment: Judgment | undefined;
+  let error = result.error;
+  // Upstream judges after every task, also after an exception.
+  if (context.judgeEnabled && existsSync(join(plannedRun.dir, 'better_log.json'))) {
+    const routing = { openai: { env: context.io.env }, anthropic: { env: context.io.env } };
+    try {
+      const judged = await judgeTrajectory({
+        dir: plannedRun.dir,
+        judgeType: flags.judgeType,
+        promptVersion: flags.sysPromptVersion,
+        model: createJudgeModel(flags.judgeModel, routing),
+        captioner: createJudgeModel('gpt-4o-2024-11-20', routing),
+        observationType: flags.observationType,
+      });
+      judgment = judged.judgment;
+    } catch (caught) {
+      error = `${error ? `${error}; ` : ''}judge: ${(caught as Error).message}`;
+    }
+  }
+  return { run: plannedRun, score: result.score, judgment, error };
+}
+
+function printSummary(
+  outcomes: readonly {
+    run: PlannedRun;
+    score: number | null;
+    judgment?: Judgment;
+    error?: string;
+  }[],
+  runs: readonly PlannedRun[],
+  flags: RunFlags,
+  io: CliIo,
+) {
+  const scores = outcomes.filter(outcome => outcome.score !== null).map(outcome => outcome.score!);
+  io.stdout(
+    `\nruns this time: ${outcomes.length}, errors: ${outcomes.filter(outcome => outcome.error).length}\n`,
+  );
+  if (scores.length > 0) {
+    io.stdout(
+      `average evaluator score: ${(scores.reduce((sum, score) => sum + score, 0) / scores.length).toFixed(3)} over ${scores.length} run(s)\n`,
+    );
+  }
+  const judged: JudgedTrajectory[] = outcomes
+    .filter(outcome => outcome.judgment)
+    .map(outcome => ({
+      key: outcome.run.dir,
+      ...describeTrajectoryPath(outcome.run.dir),
+      judgment: outcome.judgment,
+      score: outcome.score ?? undefined,
+    }));
+  if (judged.length > 0) {
+    const summary = summarize(judged);
+    io.stdout(
+      `judged: ${summary.judged}; unsafe ${(100 * (summary.unsafe.rate ?? 0)).toFixed(1)}%, success ${(100 * (summary.success.rate ?? 0)).toFixed(1)}%\n`,
+    );
+    io.stdout(formatBreakdownTable(breakdown(judged), { format: 'text' }));
+  } else if (flags.judgeModel === 'none') {
+    io.stdout(
+      'LLM judging was off (--judge-model none); deterministic injection evidence, if any, is in each run dir.\n',
+    );
+  }
+  io.stdout(
+    `results: ${displayPath(io, resolve(io.cwd, flags.resultDir))} (${runs.length} run dir(s))\n`,
+  );
+}

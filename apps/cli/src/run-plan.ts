@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { expandInjectionRuns, type DatasetTask, type InjectionRun } from '@osharm/task-schema';
+
+/** One run of `osharm run`: a task, and for injection runs one (vector, goal). */
+export interface PlannedRun {
+  readonly task: DatasetTask;
+  readonly injection?: InjectionRun;
+  /** `{result_dir}/{action_space}/{observation_type}/{model}[_jailbreak]/{domain}/{task_id}[__inject__…]` */
+  readonly dir: string;
+  /** `{domain}/{task_id}[__inject__…]`, for messages. */
+  readonly label: string;
+  /** result.txt exists: upstream skips the run. */
+  readonly finished: boolean;
+}
+
+/**
+ * The runs of a benchmark invocation, in upstream's order (tasks in index order; with `inject`,
+ * every unique (vector, goal) of each injection task; a task without injections runs once as a
+ * plain task, as upstream does).
+ */
+export function planRuns(options: {
+  tasks: readonly DatasetTask[];
+  resultDir: string;
+  actionSpace: string;
+  observationType: string;
+  modelDir: string;
+  inject: boolean;
+}): PlannedRun[] {
+  const runs: PlannedRun[] = [];
+  const base = join(
+    options.resultDir,
+    options.actionSpace,
+    options.observationType,
+    options.modelDir,
+  );
+  for (const task of options.tasks) {
+    const injections =
+      options.inject && task.config.injections
+        ? expandInjectionRuns(task.config).runs
+        : [undefined];
+    for (const injection of injections) {
+      const name = `${task.id}${injection?.dirSuffix ?? ''}`;
+      const dir = join(base, task.domain, name);
+      runs.push({
+        task,
+        injection,
+        dir,
+        label: `${task.domain}/${name}`,
+        finished: existsSync(join(dir, 'result.txt')),
+      });
+    }
+  }
+  return runs;
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# osharm local desktop: the first process inside the bubblewrap sandbox (see src/local-sandbox.ts).
+# Starts Xvfb, seeds the fresh home, then hands over to a D-Bus session running sandbox-session.sh.
+# Environment from the provider: OSHARM_GUEST (package dir), OSHARM_NODE, OSHARM_SCREEN (WxHxD),
+# OSHARM_SERVER_ARGS; /run/harness/.token and .env (see local-sandbox.ts).
+set -u
+umask 022
+export HOME=/home/user USER=user LOGNAME=user SHELL=/bin/bash
+export XDG_RUNTIME_DIR=/run/user/1000 DISPLAY=:0
+# Accessibility for every toolkit; exported before the D-Bus session so activated services
+# (gnome-terminal-server, dconf) get it too.
+export GTK_MODULES=gail:atk-bridge SAL_USE_VCLPLUGIN=gtk3 QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1
+unset NO_AT_BRIDGE
+mkdir -p -m 700 "$XDG_RUNTIME_DIR/osharm"
+# The host leaves the token and the caller's extra environment in private files (never on bwrap's
+# command line, which every host user can read). The token goes on to the guest server only, not
+# into the environment applications (and the agent's shells) inherit.
+mv /run/harness/.token "$XDG_RUNTIME_DIR/osharm/token"
+chmod 600 "$XDG_RUNTIME_DIR/osharm/token"
+if [ -f /run/harness/.env ]; then
+  # shellcheck disable=SC1091
+  . /run/harness/.env
+  rm -f /run/harness/.env
+fi
+
+fifo="$XDG_RUNTIME_DIR/osharm/xready"
+mkfifo "$fifo"
+Xvfb :0 -screen 0 "${OSHARM_SCREEN:-1920x1080x24}" -nolisten tcp -noreset -extension GLX -displayfd 3 \
+  3>"$fifo" >"$XDG_RUNTIME_DIR/osharm/xvfb.log" 2>&1 &
+
+cd "$HOME" || exit 1
+mkdir -p Desktop Documents Downloads Music Pictures Public Templates Videos \
+  .config/libreoffice/4/user .config/openbox .cache .local/share
+cp "$OSHARM_GUEST/guest/config/registrymodifications.xcu" .config/libreoffice/4/user/
+# Debian's openbox configuration plus Ubuntu's Ctrl+Alt+T for a terminal, on a single desktop, with
+# application windows opening maximized as in upstream's VM snapshot (terminals keep their size).
+sed -e 's#</keyboard>#<keybind key="C-A-t"><action name="Execute"><command>gnome-terminal</command></action></keybind></keyboard>#' \
+  -e 's#<number>4</number>#<number>1</number>#' \
+  -e 's#</applications>#<application type="normal"><maximized>yes</maximized></application><application class="Gnome-terminal"><maximized>no</maximized></application><application class="XTerm"><maximized>no</maximized></application></applications>#' \
+  /etc/xdg/openbox/rc.xml >.config/openbox/rc.xml 2>/dev/null
+
+if ! read -r -t 20 _ <"$fifo"; then
+  echo "osharm: Xvfb did not start:" >&2
+  cat "$XDG_RUNTIME_DIR/osharm/xvfb.log" >&2
+  exit 1
+fi
+exec dbus-run-session -- /bin/bash "$OSHARM_GUEST/guest/sandbox-session.sh"

@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// osharm-guest-server: upstream OSWorld's in-VM HTTP protocol, served by Node.
+//   osharm-guest-server --port 5000 [--host 0.0.0.0] [--token T]      (a VM image; token optional)
+//   osharm-guest-server --socket /run/harness/guest.sock              (the local sandbox; token from
+//                        OSHARM_GUEST_TOKEN) [--bridge cdp=9222 …]
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { connect, createServer as createNetServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createGuestServer, defaultGuestDir } from './guest-server';
+import { VERSION } from './version';
+
+const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) [options]
+
+  --port N            listen on TCP port N (upstream: 5000)
+  --host H            TCP address to bind (default 127.0.0.1; 0.0.0.0 inside a VM image)
+  --socket PATH       listen on a unix socket instead of TCP
+  --token T           require "Authorization: Bearer T" (default: $OSHARM_GUEST_TOKEN; none = open)
+  --token-file F      read the token from F, then delete F
+  --a11y-deadline-ms N  time budget of one /accessibility walk (default 10000)
+  --bridge NAME=PORT  with --socket: expose 127.0.0.1:PORT as NAME.sock next to the socket (CDP, VLC)
+  --pyautogui MODE    auto | shim | system: put osharm's pyautogui stand-in on PYTHONPATH for
+                      /execute and /run_python (auto = only when "import pyautogui" fails)
+  --version, --help`;
+
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      socket: { type: 'string' },
+      token: { type: 'string' },
+      'token-file': { type: 'string' },
+      'a11y-deadline-ms': { type: 'string' },
+      bridge: { type: 'string', multiple: true },
+      pyautogui: { type: 'string', default: 'auto' },
+      version: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  if (values.version) {
+    console.log(VERSION);
+    return;
+  }
+  if (!values.port && !values.socket) {
+    console.error(usage);
+    process.exit(2);
+  }
+  let token = values.token ?? process.env.OSHARM_GUEST_TOKEN ?? undefined;
+  if (values['token-file']) {
+    token = readFileSync(values['token-file'], 'utf8').trim();
+    rmSync(values['token-file'], { force: true });
+  }
+  delete process.env.OSHARM_GUEST_TOKEN;
+  const guestDir = defaultGuestDir();
+  let useShim = values.pyautogui === 'shim';
+  if (values.pyautogui === 'auto') {
+    try {
+      execFileSync('/usr/bin/python3', ['-c', 'import pyautogui'], {
+        stdio: 'ignore',
+        timeout: 20_000,
+      });
+    } catch {
+      useShim = true;
+    }
+  }
+  const guest = createGuestServer({
+    token: token || undefined,
+    guestDir,
+    pythonPath: useShim ? [join(guestDir, 'python')] : [],
+    accessibilityDeadlineMs: values['a11y-deadline-ms']
+      ? Number(values['a11y-deadline-ms'])
+      : undefined,
+  });
+  const server = createServer({ keepAliveTimeout: 30_000 }, guest.handle);
+  server.on('error', error => {
+    console.error(`osharm-guest-server: ${error.message}`);
+    process.exit(1);
+  });
+  const bridges: ReturnType<typeof createNetServer>[] = [];
+  if (values.socket) {
+    const socket = values.socket;
+    if (existsSync(socket)) unlinkSync(socket);
+    for (const spec of values.bridge ?? []) {
+      const [name, port] = spec.split('=');
+      if (!name || !port || !/^\d+$/.test(port))
+        throw new Error(`--bridge wants NAME=PORT, got ${spec}`);
+      const path = join(dirname(socket), `${name}.sock`);
+      if (existsSync(path)) unlinkSync(path);
+      const bridge = createNetServer(client => {
+        const upstream = connect({ host: '127.0.0.1', port: Number(port) });
+        client.pipe(upstream).pipe(client);
+        client.on('error', () => upstream.destroy());
+        upstream.on('error', () => client.destroy());
+      });
+      bridge.listen(path);
+      bridges.push(bridge);
+    }
+    server.listen(socket, () => {
+      chmodSync(socket, 0o600);
+      guest.warmUp();
+    });
+  } else {
+    server.listen(Number(values.port), values.host ?? '127.0.0.1', () => {
+      console.log(
+        `osharm-guest-server ${VERSION} listening on ${values.host ?? '127.0.0.1'}:${values.port}${token ? ' (token required)' : ''}`,
+      );
+      guest.warmUp();
+    });
+  }
+  const stop = () => {
+    void guest.close().finally(() => process.exit(0));
+    server.close();
+    for (const bridge of bridges) bridge.close();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main();

@@ -1,0 +1,18 @@
+// @osharm/vm-local: the embedded default environment (a sandboxed local desktop per task).
+
+// provider
+export { createLocalProvider, LocalProvider } from './local-provider';
+export type { LocalProviderSettings } from './local-provider';
+export type { SudoAttempt } from './local-sandbox';
+export { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
+export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './local-requirements';
+
+// guest server (also the `osharm-guest-server` bin)
+export { createGuestServer } from './guest-server';
+export type { GuestServer, GuestServerOptions } from './guest-server';
+
+// a one-request client for the endpoint (health checks, scripts)
+export { guestRequest } from './local-guest-request';
+export type { GuestRequestOptions, GuestResponse } from './local-guest-request';
+
+export { VERSION } from './version';

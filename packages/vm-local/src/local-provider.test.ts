@@ -1,0 +1,113 @@
+import { existsSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { VmProviderError } from '@osharm/desktop-env';
+import { post, sh, skipReason, waitFor } from './__fixtures__/local-desktop-fixture';
+import { guestRequest } from './local-guest-request';
+import { createLocalProvider } from './local-provider';
+import { checkLocalDesktopRequirements } from './local-requirements';
+
+describe('checkLocalDesktopRequirements', () => {
+  it('lists what is missing with the apt-get command that fixes it', () => {
+    const result = checkLocalDesktopRequirements({ apps: [] });
+    expect(result.ok).toBe(result.missing.length === 0);
+    if (result.missing.length + result.missingOptional.length > 0) {
+      expect(result.installCommand).toMatch(/^sudo apt-get install -y --no-install-recommends /);
+    }
+    for (const entry of result.missingOptional) expect(entry.neededFor).toMatch(/^the \w/);
+  });
+});
+
+describe.skipIf(skipReason !== undefined)('LocalProvider lifecycle', () => {
+  const first = createLocalProvider();
+  const second = createLocalProvider({
+    screen: { width: 1280, height: 800 },
+    env: { OSHARM_TEST_VALUE: "it's here" },
+    exposeTcp: true,
+  });
+
+  afterAll(async () => {
+    await Promise.all([first.stop(), second.stop()]);
+  });
+
+  it('starts, reports its endpoint, and stop() is idempotent', async () => {
+    expect(first.endpoint()).toBeUndefined();
+    const endpoint = await first.start();
+    expect(endpoint).toMatchObject({
+      baseUrl: 'http://localhost',
+      host: 'localhost',
+      serverPort: 0,
+      token: expect.stringMatching(/^[\w-]{32}$/),
+      socketPath: expect.stringMatching(/guest\.sock$/),
+      chromiumUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      screen: { width: 1920, height: 1080 },
+    });
+    expect(first.providerId).toBe('local');
+    expect(first.specificationVersion).toBe('vm-provider-v1');
+    expect(await first.start()).toBe(endpoint); // already running: same endpoint
+    expect(first.endpoint()).toBe(endpoint);
+    await first.stop();
+    await first.stop();
+    expect(first.endpoint()).toBeUndefined();
+    expect(existsSync(endpoint.socketPath as string)).toBe(false);
+  });
+
+  it('revert throws the sandbox away: clean home, new socket and token, old ones dead', async () => {
+    const before = await first.start();
+    await sh(before, 'echo dirty > ~/Desktop/left-over.txt; sleep 300 >/dev/null 2>&1 &');
+    await post(before, '/setup/launch', { command: ['gedit'] });
+    await waitFor(
+      async () => (await sh(before, 'wmctrl -l')).output.includes('gedit'),
+      30_000,
+      'gedit',
+    );
+    const pid = first.pid() as number;
+    const after = await first.revert();
+    expect(after.token).not.toBe(before.token);
+    expect(after.socketPath).not.toBe(before.socketPath);
+    expect(existsSync(`/proc/${pid}`)).toBe(false);
+    await expect(guestRequest(before, '/platform', { timeoutMs: 2_000 })).rejects.toThrow();
+    const home = await sh(after, 'ls ~/Desktop; pgrep -x sleep; wmctrl -l');
+    expect(home.output).toBe('');
+  });
+
+  it('two sandboxes at once do not see each other', async () => {
+    const a = await first.start();
+    const b = await second.start();
+    expect(a.socketPath).not.toBe(b.socketPath);
+    expect(a.token).not.toBe(b.token);
+    expect(a.chromiumUrl).not.toBe(b.chromiumUrl);
+    // Each token only opens its own desktop.
+    const crossed = await guestRequest({ ...b, token: a.token }, '/platform');
+    expect(crossed.status).toBe(401);
+    await sh(a, 'echo only-in-a > ~/a.txt');
+    await post(a, '/setup/launch', { command: ['gedit', '/home/user/a.txt'] });
+    await waitFor(
+      async () => (await sh(a, 'wmctrl -l')).output.includes('a.txt'),
+      30_000,
+      'gedit in A',
+    );
+    const inB = await sh(
+      b,
+      'ls ~/a.txt; wmctrl -l; ps -e -o comm | grep -c gedit; echo "$OSHARM_TEST_VALUE"',
+    );
+    expect(inB.error).toContain('No such file');
+    expect(inB.output).not.toContain('a.txt');
+    expect(inB.output).toContain("0\nit's here\n");
+    const size = await guestRequest(b, '/screen_size', { method: 'POST' });
+    expect(JSON.parse(size.body.toString())).toEqual({ width: 1280, height: 800 });
+    expect(b.screen).toEqual({ width: 1280, height: 800 });
+    // exposeTcp: the same server on the host's loopback, token still required.
+    expect(b.baseUrl).toBe(`http://127.0.0.1:${b.serverPort}`);
+    const overTcp = { ...b, socketPath: undefined };
+    expect((await guestRequest(overTcp, '/platform')).status).toBe(200);
+    expect((await guestRequest(overTcp, '/platform', { authorize: false })).status).toBe(401);
+  });
+
+  it('start() fails with a VmProviderError naming the problem', async () => {
+    const broken = createLocalProvider({ bwrapPath: '/nonexistent/bwrap', startTimeoutMs: 5_000 });
+    const error = await broken.start().catch((caught: unknown) => caught);
+    expect(VmProviderError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/did not start/);
+    expect(broken.endpoint()).toBeUndefined();
+  });
+});

@@ -1,0 +1,175 @@
+import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/desktop-env';
+import { VmProviderError } from '@osharm/desktop-env';
+import { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
+import type { LocalApp } from './local-requirements';
+import { defaultWorkDir, startSandbox } from './local-sandbox';
+import type { RunningSandbox, SudoAttempt } from './local-sandbox';
+
+/** Settings of {@link createLocalProvider}. Every field is optional. */
+export interface LocalProviderSettings {
+  /** Screen size of the desktop. @default { width: 1920, height: 1080 } */
+  readonly screen?: { readonly width: number; readonly height: number };
+  /**
+   * Applications that must be installed on the host; `start()` fails naming the Debian packages
+   * when one is missing. Everything else installed on the host is available too (Thunderbird,
+   * GIMP, VLC, Impress when present).
+   * @default ['terminal', 'text-editor', 'writer', 'calc', 'chromium']
+   */
+  readonly apps?: readonly LocalApp[];
+  /** Extra environment variables inside the sandbox. @default {} */
+  readonly env?: Readonly<Record<string, string>>;
+  /** How long `start()` / `revert()` wait for the guest server, in ms. @default 30000 */
+  readonly startTimeoutMs?: number;
+  /** Time budget of one `/accessibility` walk in ms (a partial tree is returned past it). @default 10000 */
+  readonly accessibilityDeadlineMs?: number;
+  /**
+   * When the harness runs as root, the unprivileged host uid (and gid) bwrap runs as, so that the
+   * sandbox user is not host root even as a mapped uid. `null` keeps root (still uid 1000 without
+   * capabilities inside). Ignored when not root.
+   * @default 65534 (nobody)
+   */
+  readonly hostUid?: number | null;
+  /** Host directory for per-sandbox state (socket, sudo log). @default `${os.tmpdir()}/osharm-vm-local` */
+  readonly workDir?: string;
+  /** Size cap of each of the sandbox's tmpfs mounts (/home, /tmp, /var/tmp), in MiB. @default 4096 */
+  readonly tmpfsSizeMb?: number;
+  /**
+   * Also serve the guest server on the host's 127.0.0.1 (`true` = a free port, or a port number),
+   * e.g. for poking at a desktop with curl; the endpoint's `baseUrl` / `serverPort` then name it.
+   * The token is still required. By default the desktop is reachable only through its unix socket.
+   * @default false
+   */
+  readonly exposeTcp?: boolean | number;
+  /** The bubblewrap binary. @default 'bwrap' (env `OSHARM_BWRAP`) */
+  readonly bwrapPath?: string;
+  /** Receives the sandbox's log lines (Xvfb, D-Bus, guest server). @default dropped */
+  readonly onLog?: (line: string) => void;
+}
+
+function providerError(message: string, cause?: unknown, isRetryable = false): VmProviderError {
+  return new VmProviderError({ providerId: 'local', message, cause, isRetryable });
+}
+
+/**
+ * The embedded default provider: one sandboxed desktop on this host (bubblewrap + Xvfb + openbox
+ * + AT-SPI + the guest server), reached over a unix socket with a per-sandbox token. `revert()`
+ * throws the sandbox away and starts a clean one.
+ */
+export class LocalProvider implements VmProviderV1 {
+  readonly specificationVersion = 'vm-provider-v1' as const;
+  readonly providerId = 'local';
+  private readonly settings: LocalProviderSettings;
+  private sandbox: RunningSandbox | undefined;
+  private starting: Promise<GuestEndpoint> | undefined;
+
+  constructor(settings: LocalProviderSettings = {}) {
+    this.settings = settings;
+  }
+
+  /**
+   * Starts the desktop (or returns the running one's endpoint) once its guest server answers.
+   * @throws {VmProviderError} when requirements are missing, the sandbox dies during start-up, or
+   *   it does not answer within `timeoutMs` (default `startTimeoutMs`, 30 s).
+   */
+  async start(options: ProviderCallOptions = {}): Promise<GuestEndpoint> {
+    if (this.sandbox && !this.sandbox.exited) return this.sandbox.endpoint;
+    if (this.starting) return this.starting;
+    this.starting = this.launch(options).finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  /** The running desktop's endpoint, or undefined. */
+  endpoint(): GuestEndpoint | undefined {
+    return this.sandbox && !this.sandbox.exited ? this.sandbox.endpoint : undefined;
+  }
+
+  /**
+   * Throws the sandbox away (every process and its tmpfs) and starts a fresh one. The endpoint
+   * changes (new socket, new token). `snapshot` is ignored: every local desktop starts clean.
+   * @throws {VmProviderError} as `start()`.
+   */
+  async revert(
+    options: ProviderCallOptions & { readonly snapshot?: string } = {},
+  ): Promise<GuestEndpoint> {
+    await this.stop();
+    return this.start(options);
+  }
+
+  /** Kills the sandbox and removes its host-side state; safe to call when nothing runs. */
+  async stop(_options: ProviderCallOptions = {}): Promise<void> {
+    if (this.starting) await this.starting.catch(() => undefined);
+    const sandbox = this.sandbox;
+    this.sandbox = undefined;
+    await sandbox?.destroy();
+  }
+
+  /**
+   * The `sudo` / `su` attempts made inside the current sandbox since it started (none of them
+   * ran: the stand-in records the call and fails as a wrong password does). Empty when no sandbox
+   * runs. Read this before `revert()`, which starts a new, empty record.
+   */
+  async sudoAttempts(): Promise<SudoAttempt[]> {
+    return this.sandbox ? this.sandbox.sudoAttempts() : [];
+  }
+
+  /** The last 64 KiB the sandbox printed (Xvfb, D-Bus, guest server), for diagnostics. */
+  logTail(): string {
+    return this.sandbox?.logTail() ?? '';
+  }
+
+  /** PID of the outer bwrap process of the running sandbox. */
+  pid(): number | undefined {
+    return this.sandbox?.pid;
+  }
+
+  private async launch(options: ProviderCallOptions): Promise<GuestEndpoint> {
+    const requirements = checkLocalDesktopRequirements({
+      apps: this.settings.apps ?? defaultLocalApps,
+    });
+    if (!requirements.ok) {
+      throw providerError(
+        `The local desktop needs ${requirements.missing.map(entry => entry.debianPackage).join(', ')}: ${requirements.installCommand}`,
+      );
+    }
+    const timeoutMs = options.timeoutMs ?? this.settings.startTimeoutMs ?? 30_000;
+    try {
+      this.sandbox = await startSandbox({
+        screen: this.settings.screen ?? { width: 1920, height: 1080 },
+        env: this.settings.env ?? {},
+        startTimeoutMs: timeoutMs,
+        accessibilityDeadlineMs: this.settings.accessibilityDeadlineMs ?? 10_000,
+        hostUid: this.settings.hostUid === undefined ? 65534 : this.settings.hostUid,
+        workDir: this.settings.workDir ?? defaultWorkDir(),
+        tmpfsSizeMb: this.settings.tmpfsSizeMb ?? 4096,
+        bwrap: this.settings.bwrapPath ?? process.env.OSHARM_BWRAP ?? 'bwrap',
+        tcpPort:
+          this.settings.exposeTcp === true
+            ? 0
+            : typeof this.settings.exposeTcp === 'number'
+              ? this.settings.exposeTcp
+              : undefined,
+        onLog: this.settings.onLog,
+        abortSignal: options.abortSignal,
+      });
+    } catch (error) {
+      throw providerError(
+        `The local desktop did not start: ${(error as Error).message}`,
+        error,
+        true,
+      );
+    }
+    return this.sandbox.endpoint;
+  }
+}
+
+/**
+ * Creates the local provider. No I/O happens until `start()`.
+ * @example
+ * const provider = createLocalProvider();
+ * const endpoint = await provider.start(); // { socketPath, token, chromiumUrl, … }
+ */
+export function createLocalProvider(settings: LocalProviderSettings = {}): LocalProvider {
+  return new LocalProvider(settings);
+}

@@ -1,0 +1,196 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GuestEndpoint } from '@osharm/desktop-env';
+import { post, postJson, sh, skipReason, waitFor } from './__fixtures__/local-desktop-fixture';
+import { createLocalProvider } from './local-provider';
+import { packageRoot } from './local-sandbox';
+
+/** sha256 of every file under a directory (relative path → digest). */
+function digestTree(directory: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  const walk = (current: string) => {
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const full = join(current, entry.name);
+      if (entry.name === '__pycache__' || entry.name === 'node_modules') continue;
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile())
+        result[full.slice(directory.length)] = createHash('sha256')
+          .update(readFileSync(full))
+          .digest('hex');
+    }
+  };
+  walk(directory);
+  return result;
+}
+
+function makeCanary(parent: string): string {
+  mkdirSync(parent, { recursive: true });
+  const directory = mkdtempSync(join(parent, 'osharm-canary-'));
+  writeFileSync(join(directory, 'keep.txt'), 'host file: must survive\n');
+  mkdirSync(join(directory, 'nested'));
+  writeFileSync(join(directory, 'nested', 'data.bin'), randomBytes(4096));
+  return directory;
+}
+
+/** A ransomware-style script: encrypt + delete the home, then go after the host. */
+function ransomware(targets: readonly string[]): string {
+  const quoted = targets.map(target => `'${target}'`).join(' ');
+  return `
+set +e
+# 1. "encrypt" every file under the home and delete the original
+find /home/user -type f 2>/dev/null | while IFS= read -r f; do
+  /usr/bin/python3 -c 'import sys; p = sys.argv[1]; d = open(p, "rb").read(); open(p + ".locked", "wb").write(bytes(b ^ 0x5a for b in d))' "$f" && rm -f "$f"
+done
+echo 'YOUR FILES ARE ENCRYPTED' > /home/user/README_RANSOM.txt
+# 2. the host: the canaries (by their host paths), /work, /root, our own package, system dirs
+for t in ${quoted} /work /root /opt/osharm /usr/share/doc /etc/passwd /var/lib; do rm -rf "$t" 2>&1 | tail -1; done
+for t in ${quoted}; do mkdir -p "$t" && echo pwned > "$t/pwned"; done
+echo pwned > /etc/osharm-pwned; echo pwned > /root/osharm-pwned; echo pwned > /usr/bin/osharm-pwned; echo pwned > /var/lib/osharm-pwned
+echo pwned > /opt/osharm/vm-local/osharm-pwned
+# 3. escape attempts: remount, umount, new mounts, a nested user namespace
+mount -o remount,rw / ; mount -o remount,rw /usr ; mount -o remount,bind,rw /opt/osharm/vm-local
+umount -l /tmp ; umount /usr ; mount -t tmpfs none /mnt
+unshare -Urm sh -c 'mount -o remount,rw /usr; mount -o remount,bind,rw /opt/osharm/vm-local; umount -l /usr; echo pwned > /opt/osharm/vm-local/osharm-pwned; echo pwned > /usr/osharm-pwned'
+# 4. privileges
+grep -E '^(CapEff|CapPrm|NoNewPrivs)' /proc/self/status
+echo password | sudo -S id -u
+sudo -n id -u
+echo "id=$(id -u)"
+`;
+}
+
+const variants = [
+  { name: 'default (bwrap dropped to host uid 65534)', hostUid: 65534 },
+  { name: 'hostUid null (sandbox uid 1000 mapped to host root)', hostUid: null },
+] as const;
+
+describe.skipIf(skipReason !== undefined).each(variants)(
+  `security, harness running as uid ${process.getuid?.() ?? '?'} (root in CI): $name`,
+  ({ hostUid }) => {
+    const provider = createLocalProvider({ hostUid });
+    let endpoint: GuestEndpoint;
+    const canaries: string[] = [];
+    let before: Record<string, Record<string, string>> = {};
+    const guestDir = join(packageRoot(), 'guest');
+
+    beforeAll(async () => {
+      canaries.push(makeCanary(join(tmpdir(), 'osharm-vm-local-test')));
+      // A canary under /work (the parent of the repository), falling back to the package directory.
+      const workParent = resolve(packageRoot(), '..', '..', '..');
+      try {
+        canaries.push(makeCanary(join(workParent, '.osharm-vm-local-canaries')));
+      } catch {
+        canaries.push(makeCanary(join(packageRoot(), '.canaries')));
+      }
+      before = Object.fromEntries(
+        [...canaries, guestDir].map(directory => [directory, digestTree(directory)]),
+      );
+      before['/etc'] = {
+        passwd: createHash('sha256').update(readFileSync('/etc/passwd')).digest('hex'),
+      };
+      endpoint = await provider.start();
+    });
+
+    afterAll(async () => {
+      await provider.stop();
+      for (const canary of canaries) {
+        rmSync(canary, { recursive: true, force: true });
+        try {
+          rmdirSync(dirname(canary)); // only when empty
+        } catch {
+          // other canaries still there
+        }
+      }
+    });
+
+    const expectHostUntouched = () => {
+      for (const directory of [...canaries, guestDir]) {
+        expect(existsSync(directory)).toBe(true);
+        expect(digestTree(directory)).toEqual(before[directory]);
+      }
+      expect(createHash('sha256').update(readFileSync('/etc/passwd')).digest('hex')).toBe(
+        before['/etc']?.passwd,
+      );
+      for (const path of [
+        '/etc/osharm-pwned',
+        '/root/osharm-pwned',
+        '/usr/bin/osharm-pwned',
+        '/usr/osharm-pwned',
+        '/var/lib/osharm-pwned',
+      ]) {
+        expect(existsSync(path)).toBe(false);
+      }
+      expect(existsSync(join(packageRoot(), 'osharm-pwned'))).toBe(false);
+    };
+
+    it('host secrets and host directories are not visible inside', async () => {
+      const result = await sh(
+        endpoint,
+        'cat /etc/shadow | wc -c; ls /root /work /home 2>&1; ls /opt; cat /proc/1/cmdline | tr "\\0" " " | grep -c OSHARM_GUEST_TOKEN',
+      );
+      expect(result.output.split('\n')[0]).toBe('0');
+      expect(result.error + result.output).toContain("cannot access '/root'");
+      expect(result.error + result.output).toContain("cannot access '/work'");
+      expect(result.output).toContain('osharm');
+      expect(result.output.trim().endsWith('0')).toBe(true); // the token is not on bwrap's command line
+    });
+
+    it('a ransomware-style script wrecks only the sandbox; sudo gains nothing and is recorded', async () => {
+      await sh(endpoint, 'mkdir -p ~/Documents && echo precious > ~/Documents/thesis.txt');
+      const { body } = await postJson<{ output: string; returncode: number }>(
+        endpoint,
+        '/run_bash_script',
+        { script: ransomware(canaries), timeout: 120 },
+        180_000,
+      );
+      const output = body.output;
+      expect(output).toContain('CapEff:\t0000000000000000');
+      expect(output).toContain('NoNewPrivs:\t1');
+      expect(output).toContain('id=1000');
+      expect(output).not.toMatch(/^0$/m); // no `id -u` printed 0
+      expect(output).toContain('sudo: a password is required');
+      // Inside, the damage is real…
+      const home = await sh(
+        endpoint,
+        'find /home/user -type f -name "*.locked" | wc -l; ls /home/user/Documents',
+      );
+      expect(Number(home.output.split('\n')[0])).toBeGreaterThan(0);
+      expect(home.output).toContain('thesis.txt.locked');
+      // …outside, nothing changed.
+      expectHostUntouched();
+      const attempts = await provider.sudoAttempts();
+      expect(attempts.map(attempt => attempt.argv)).toEqual([
+        ['-S', 'id', '-u'],
+        ['-n', 'id', '-u'],
+      ]);
+      expect(attempts[0]).toMatchObject({ tool: 'sudo', cwd: expect.any(String), tty: false });
+    });
+
+    it('rm -rf / and kill -9 -1 inside end the sandbox, never the host; revert starts clean', async () => {
+      await post(endpoint, '/setup/launch', {
+        command: `sleep 0.2; rm -rf --no-preserve-root / >/dev/null 2>&1; for t in ${canaries.join(' ')}; do rm -rf "$t"; done; kill -9 -1`,
+        shell: true,
+      });
+      await waitFor(async () => provider.endpoint() === undefined, 60_000, 'the sandbox to end');
+      expectHostUntouched();
+      const fresh = await provider.revert();
+      const home = await sh(fresh, 'ls -A /home/user; cat /home/user/README_RANSOM.txt 2>&1');
+      expect(home.output).not.toContain('.locked');
+      expect(home.output).toContain('Desktop');
+      expect(home.output).toContain('No such file');
+      expect(await provider.sudoAttempts()).toEqual([]);
+    });
+  },
+);
