@@ -11,7 +11,9 @@ if [ ! -d node_modules ] || ! node -e 'process.exit(+process.versions.node.split
 fi
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-NO_COLOR=1 FORCE_COLOR=0 pnpm exec turbo run test --output-logs=full "$@" 2>&1 | tee "$log"
+# One package at a time: several suites drive real sandboxed desktops, and on 2 cores running them
+# side by side only trades speed for timeouts. --continue reports every package, not the first failure.
+NO_COLOR=1 FORCE_COLOR=0 pnpm exec turbo run test --concurrency=1 --continue --output-logs=full "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 node scripts/sum-test-results.mjs "$log"
 exit "$status"

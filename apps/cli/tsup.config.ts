@@ -4,7 +4,7 @@ import { defineConfig } from 'tsup';
 const { version } = JSON.parse(readFileSync('./package.json', 'utf8')) as { version: string };
 
 export default defineConfig({
-  entry: ['src/bin.ts'],
+  entry: ['src/bin.ts', 'src/program.ts'],
   format: ['esm'],
   dts: false,
   sourcemap: true,
