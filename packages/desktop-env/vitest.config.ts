@@ -3,5 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
+    // The integration suites start a real guest server on a real X display.
+    testTimeout: 60_000,
   },
 });
