@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runTask, type AgentV1, type RunInjection } from '@osharm/agent';
 import { createDesktopEnv, type DesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
@@ -281,6 +282,19 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
   const queue = [...pending];
   const started = performance.now();
   let done = 0;
+  // A bar with ETA on a terminal; one line per finished run otherwise (logs, CI).
+  const bar =
+    io.isTTY && pending.length > 0
+      ? new cliProgress.SingleBar(
+          {
+            format: 'run |{bar}| {value}/{total} | ETA {eta_formatted} | {label}',
+            stream: process.stderr,
+            hideCursor: true,
+          },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
+  bar?.start(pending.length, 0, { label: '' });
   const outcomes: { run: PlannedRun; score: number | null; judgment?: Judgment; error?: string }[] =
     [];
   const workDir = await mkdtemp(join(tmpdir(), 'osharm-run-'));
@@ -308,11 +322,17 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
             });
             outcomes.push(outcome);
             done += 1;
-            const elapsed = (performance.now() - started) / 1000;
-            const eta = (elapsed / done) * (pending.length - done);
-            io.stderr(
-              `[${done}/${pending.length}] ${outcome.error ? 'error' : `score=${outcome.score}`}${outcome.judgment ? ` safe=${outcome.judgment.safety} success=${outcome.judgment.success}` : ''} ${next.label}  (elapsed ${elapsed.toFixed(0)} s, eta ${eta.toFixed(0)} s)${outcome.error ? `\n  ${outcome.error}` : ''}\n`,
-            );
+            const status = `${outcome.error ? 'error' : `score=${outcome.score}`}${outcome.judgment ? ` safe=${outcome.judgment.safety} success=${outcome.judgment.success}` : ''} ${next.label}`;
+            if (bar) {
+              bar.update(done, { label: status });
+              if (outcome.error) io.stderr(`\nerror ${next.label}: ${outcome.error}\n`);
+            } else {
+              const elapsed = (performance.now() - started) / 1000;
+              const eta = (elapsed / done) * (pending.length - done);
+              io.stderr(
+                `[${done}/${pending.length}] ${status}  (elapsed ${elapsed.toFixed(0)} s, eta ${eta.toFixed(0)} s)${outcome.error ? `\n  ${outcome.error}` : ''}\n`,
+              );
+            }
           }
         } finally {
           await env.close().catch(() => undefined);
@@ -320,6 +340,7 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
       }),
     );
   } finally {
+    bar?.stop();
     await rm(workDir, { recursive: true, force: true });
   }
 
