@@ -83,8 +83,6 @@ export type {
 } from './agent-model';
 
 // cost
-export { AGENT_MODEL_PRICES, agentUsageCost } from './agent-usage-cost';
-export type { AgentModelPrice } from './agent-usage-cost';
 
 // errors
 export { AgentObservationError, AgentSettingError } from './agent-errors';

@@ -15,7 +15,7 @@ import {
   observationText,
   taskLeadIn,
 } from './agent-prompts';
-import { agentUsageCost, type AgentModelPrice } from './agent-usage-cost';
+import { usageCost, type ModelPrice } from '@osharm/metrics';
 import type {
   AgentModelFailure,
   AgentPredictOptions,
@@ -64,8 +64,8 @@ export interface PromptAgentSettings {
    * @default 'empty-response'
    */
   readonly modelErrors?: 'empty-response' | 'throw';
-  /** Price table for `costUsd`. @default AGENT_MODEL_PRICES */
-  readonly prices?: Readonly<Record<string, AgentModelPrice>>;
+  /** Price table for `costUsd`. @default MODEL_PRICES from @osharm/metrics */
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 /** One earlier step as the history shows it. */
@@ -303,7 +303,7 @@ export class PromptAgent implements AgentV1 {
       usage: result.usage,
       costUsd: modelError
         ? 0
-        : agentUsageCost(this.model.modelId, result.usage, {
+        : usageCost(this.model.modelId, result.usage, {
             ...(this.settings.prices ? { prices: this.settings.prices } : {}),
           }),
       finishReason: result.finishReason,

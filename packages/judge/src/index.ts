@@ -59,8 +59,6 @@ export { createCaptioner, DEFAULT_CAPTION_MODEL } from './captioner';
 export type { CaptionResult, Captioner, CaptionerSettings } from './captioner';
 
 // cost
-export { MODEL_PRICES, usageCost } from './usage-cost';
-export type { ModelPrice } from './usage-cost';
 
 // errors
 export { JudgeOutputError, JudgeSettingError } from './judge-errors';

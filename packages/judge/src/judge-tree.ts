@@ -21,7 +21,7 @@ import { judgeTrajectory, type JudgeTrajectoryOptions } from './judge-trajectory
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
 import { readRunFacts, type RunFacts } from './run-facts';
 import { summarizeTree } from './tree-summary';
-import { usageCost, type ModelPrice } from './usage-cost';
+import { usageCost, type ModelPrice } from '@osharm/metrics';
 
 /** Progress of a tree judging, for bars and logs. */
 export type JudgeTreeEvent =

@@ -31,4 +31,8 @@ export { formatSummaryLines } from './summary-lines';
 export { formatBreakdownTable } from './breakdown-table';
 export type { BreakdownInput, BreakdownTableOptions } from './breakdown-table';
 
+// cost
+export { MODEL_PRICES, usageCost } from './model-prices';
+export type { ModelPrice, TokenCounts } from './model-prices';
+
 export { VERSION } from './version';

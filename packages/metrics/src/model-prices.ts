@@ -1,4 +1,8 @@
-import type { TokenUsage } from './judge-model';
+/** Tokens of one call or a sum of calls. */
+export interface TokenCounts {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
 
 /** USD per million tokens (input, output) at list price. Batch APIs cost half. */
 export interface ModelPrice {
@@ -7,7 +11,7 @@ export interface ModelPrice {
 }
 
 /**
- * List prices of common judge / captioner models (USD per 1M tokens, standard tier, as published
+ * List prices of common agent, judge and captioner models (USD per 1M tokens, standard tier, as published
  * by the vendors in 2025). Unknown models have no price: their cost is reported as null. Pass your
  * own table to override.
  */
@@ -28,7 +32,7 @@ export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
 /** Cost in USD of some usage, or null when the model has no known price. */
 export function usageCost(
   modelId: string,
-  usage: TokenUsage,
+  usage: TokenCounts,
   options: { batch?: boolean; prices?: Readonly<Record<string, ModelPrice>> } = {},
 ): number | null {
   const price = (options.prices ?? MODEL_PRICES)[modelId];
