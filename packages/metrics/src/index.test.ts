@@ -5,6 +5,7 @@ describe('the public entry', () => {
   it('exports exactly the documented values', () => {
     expect(Object.keys(metrics).sort()).toEqual([
       'BREAKDOWN_DIMENSIONS',
+      'MODEL_PRICES',
       'MetricsInputError',
       'SLICE_DIMENSIONS',
       'VERSION',
@@ -19,6 +20,7 @@ describe('the public entry', () => {
       'sliceKey',
       'summarize',
       'timingSummary',
+      'usageCost',
       'wilsonInterval',
     ]);
   });
