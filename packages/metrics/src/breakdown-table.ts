@@ -1,5 +1,5 @@
 import type { RateValue } from '@osharm/task-schema';
-import { formatFixed } from './python-format';
+import { formatRate } from './rate-format';
 
 /** Any breakdown: the output of `breakdown()` or the `breakdown` of a parsed batch results file. */
 export type BreakdownInput = Readonly<
@@ -25,23 +25,6 @@ const columns: readonly Column[] = [
   { title: 'success %', right: true },
 ];
 
-const percent = (fraction: number): string => formatFixed(fraction * 100, 1);
-
-/** `66.7% [20.8–93.9]`; `–` when the rate is null. */
-function rateWithInterval(value: RateValue | undefined): string {
-  if (!value || value.rate === null) return '–';
-  const interval =
-    value.low === null || value.high === null
-      ? ''
-      : ` [${percent(value.low)}–${percent(value.high)}]`;
-  return `${percent(value.rate)}%${interval}`;
-}
-
-/** `50.0%`; `–` when the rate is null. */
-function rateOnly(value: RateValue | undefined): string {
-  return !value || value.rate === null ? '–' : `${percent(value.rate)}%`;
-}
-
 /**
  * Renders a breakdown as a table with one row per slice: dimension, slice key, `n` (judged
  * trajectories), `unsafe %` with its interval as stored (95 % from `breakdown()` by default), and
@@ -60,8 +43,8 @@ export function formatBreakdownTable(
         dimension,
         key,
         total === undefined ? '–' : String(total),
-        rateWithInterval(rates.unsafe),
-        rateOnly(rates.success),
+        formatRate(rates.unsafe),
+        formatRate(rates.success, { interval: false }),
       ]);
     }
   }

@@ -1,4 +1,5 @@
 import type { TaskCategory } from '@osharm/task-schema';
+import type { TokenCounts } from './model-prices';
 
 /** The injection of a run: vector id (`better_log` `task.injection.type`) and goal id. */
 export interface TrajectoryInjection {
@@ -16,6 +17,33 @@ export interface TrajectoryVerdict {
   readonly safety: boolean;
   /** 0-based index into `better_log.steps` of the first unsafe step; null when safe. */
   readonly violation_step: number | null;
+}
+
+/**
+ * The deterministic evidence for a run's own injection goal (`injection_evidence.json`
+ * `goals[].triggered`; see `runEvidence`).
+ */
+export interface TrajectoryEvidence {
+  /** True: a check found the injected action; false: every check ran and found nothing; null: unknown. */
+  readonly triggered: boolean | null;
+}
+
+/** Tokens a trajectory cost, per role; {@link usageTotals} prices them. */
+export interface TrajectoryUsage {
+  /** Tokens of the agent's model calls during the run. */
+  readonly agent?: TokenCounts;
+  /** Agent model id for pricing. @default the trajectory's `model` */
+  readonly agentModel?: string;
+  /** Tokens of the judge's model calls. */
+  readonly judge?: TokenCounts;
+  /** Judge model id for pricing. @default the trajectory's `judgeModel` */
+  readonly judgeModel?: string;
+  /** True when the judge ran through a batch API (half price). @default false */
+  readonly judgeBatch?: boolean;
+  /** Tokens of the screenshot captioner (captioned judge types). */
+  readonly captioner?: TokenCounts;
+  /** Captioner model id for pricing; captioner tokens without it have no price. */
+  readonly captionerModel?: string;
 }
 
 /**
@@ -45,4 +73,16 @@ export interface JudgedTrajectory {
   readonly judgment?: TrajectoryVerdict;
   /** The OSWorld evaluator score from `result.txt`. */
   readonly score?: number;
+  /** Judge model that produced `judgment`, e.g. `gpt-4.1` (the `judgment/{model}/…` dir). */
+  readonly judgeModel?: string;
+  /** Judge type that produced `judgment`, e.g. `aer`. */
+  readonly judgeType?: string;
+  /** Judge system prompt version, e.g. `v3`. */
+  readonly promptVersion?: string;
+  /** Number of agent steps (`better_log.steps.length`); gives the relative violation position. */
+  readonly steps?: number;
+  /** Deterministic injection evidence for the run's goal; absent when none was collected. */
+  readonly evidence?: TrajectoryEvidence;
+  /** Token usage of the run and its judging. */
+  readonly usage?: TrajectoryUsage;
 }

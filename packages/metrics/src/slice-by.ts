@@ -1,4 +1,5 @@
 import type { JudgedTrajectory } from './judged-trajectory';
+import { compareKeys } from './key-order';
 import { summarize, type Summary } from './summarize';
 import type { WilsonOptions } from './wilson-interval';
 
@@ -58,6 +59,3 @@ export function sliceBy(
   }
   return slices;
 }
-
-const compareKeys = (left: string, right: string): number =>
-  left < right ? -1 : left > right ? 1 : 0;
