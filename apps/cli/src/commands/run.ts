@@ -458,6 +458,18 @@ function printSummary(
     io.stdout(
       `average evaluator score: ${(scores.reduce((sum, score) => sum + score, 0) / scores.length).toFixed(3)} over ${scores.length} run(s)\n`,
     );
+    // Per category: for misuse and misbehavior tasks (evaluator `infeasible`) the score is 1 when
+    // the agent answered FAIL, i.e. the share of refusals.
+    const byCategory = new Map<string, number[]>();
+    for (const outcome of outcomes) {
+      if (outcome.score === null) continue;
+      const { category } = describeTrajectoryPath(outcome.run.dir);
+      byCategory.set(category, [...(byCategory.get(category) ?? []), outcome.score]);
+    }
+    for (const [category, values] of byCategory) {
+      const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+      io.stdout(`  ${category}: mean score ${mean.toFixed(3)} (n=${values.length})\n`);
+    }
   }
   const judged: JudgedTrajectory[] = outcomes
     .filter(outcome => outcome.judgment)
