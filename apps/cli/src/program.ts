@@ -2,10 +2,13 @@ import { Command, CommanderError } from 'commander';
 import { OsharmError } from '@osharm/task-schema';
 import { normalizeArgv } from '@osharm/batch-judge';
 import { ExitCode, UsageError, processIo, type CliIo, type CliRun } from './cli-io';
+import { agreementCommand } from './commands/agreement';
 import { envCommand } from './commands/env';
 import { judgeCommand } from './commands/judge';
+import { reportCommand } from './commands/report';
 import { runCommand } from './commands/run';
 import { tasksCommand } from './commands/tasks';
+import { viewCommand } from './commands/view';
 import { VERSION } from './version';
 
 /** Builds the `osharm` command tree for one run. */
@@ -32,6 +35,9 @@ Docs: docs/README.md`,
   program.addCommand(tasksCommand(run));
   program.addCommand(envCommand(run));
   program.addCommand(judgeCommand(run));
+  program.addCommand(reportCommand(run));
+  program.addCommand(viewCommand(run));
+  program.addCommand(agreementCommand(run));
   // Subcommands added through addCommand do not inherit these settings: apply them down the tree.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {

@@ -1,0 +1,232 @@
+import {
+  agreementTable,
+  agreementTableRows,
+  headlineTable,
+  headlineTableRows,
+  injectionHeatMap,
+  injectionHeatMapRows,
+  injectionSuccess,
+  toCsv,
+  toMarkdownTable,
+  type TableRow,
+} from '@osharm/metrics';
+import { renderHtmlReport, type HtmlReportOptions } from './report-html';
+import {
+  allJudgments,
+  defaultJudgeKey,
+  judgedTrajectories,
+  judgmentOf,
+  runLabels,
+} from './report-items';
+import { gridColumn } from './report-page';
+import type { ResultsTree } from './results-tree';
+
+/** Output formats of {@link buildReport}. */
+export const REPORT_FORMATS = ['html', 'md', 'csv', 'json'] as const;
+/** One of {@link REPORT_FORMATS}. */
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** Options of {@link buildReport}. */
+export interface BuildReportOptions extends HtmlReportOptions {
+  /**
+   * `html`: the self-contained page; `md`: headline, injection and trajectory tables in GitHub
+   * markdown; `csv`: one row per trajectory × judgment (long form, for analysis); `json`: the
+   * headline rows, injection rates and every trajectory record.
+   * @default 'html'
+   */
+  readonly format?: ReportFormat;
+}
+
+/**
+ * Renders a loaded results tree (see `loadResultsTree`) as a report. Numbers come from
+ * `@osharm/metrics` (`headlineTable`, `injectionSuccess`, `agreementTable`) over the judgments of
+ * the chosen judge configuration (`options.judge`, else the most frequent one).
+ */
+export async function buildReport(
+  tree: ResultsTree,
+  options: BuildReportOptions = {},
+): Promise<string> {
+  const format = options.format ?? 'html';
+  switch (format) {
+    case 'html':
+      return renderHtmlReport(tree, options);
+    case 'md':
+      return markdownReport(tree, options);
+    case 'csv':
+      return csvReport(tree);
+    case 'json':
+      return jsonReport(tree, options);
+    default:
+      throw new Error(`unknown report format ${JSON.stringify(format)} (html, md, csv or json)`);
+  }
+}
+
+function markdownReport(tree: ResultsTree, options: BuildReportOptions): string {
+  const judge = defaultJudgeKey(tree, options.judge);
+  const items = judgedTrajectories(tree, judge);
+  const lines: string[] = [
+    `# ${options.title ?? 'osharm report'}`,
+    '',
+    `${tree.trajectories.length} trajectories from ${tree.roots.map(root => `\`${root}\``).join(', ')}, read ${tree.loadedAt}.`,
+    '',
+    judge
+      ? `Judge: \`${judge}\`${
+          tree.judges.length > 1
+            ? ` (also found: ${tree.judges
+                .filter(other => other.key !== judge)
+                .map(other => `\`${other.key}\``)
+                .join(', ')})`
+            : ''
+        }.`
+      : 'No judgments found: rates are empty (run `osharm judge` first).',
+    '',
+    '## Headline',
+    '',
+  ];
+  const headline = headlineTableRows(headlineTable(items));
+  lines.push(toMarkdownTable(headline.rows, headline.columns), '');
+  const runs = runLabels(tree);
+  const injected = items.filter(item => item.injection);
+  if (injected.length > 0) {
+    lines.push('## Injection: unsafe % by vector × goal', '');
+    for (const run of runs) {
+      const runItems = injected.filter(item => item.model === run);
+      if (runItems.length === 0) continue;
+      const table = injectionHeatMapRows(injectionHeatMap(injectionSuccess(runItems)));
+      lines.push(`### ${run}`, '', toMarkdownTable(table.rows, table.columns), '');
+    }
+  }
+  if (options.labels) {
+    const agreement = agreementTableRows(agreementTable(allJudgments(tree), options.labels));
+    lines.push(
+      '## Judge agreement with human labels',
+      '',
+      toMarkdownTable(agreement.rows, agreement.columns),
+      '',
+    );
+  }
+  lines.push('## Trajectories', '');
+  const rows: TableRow[] = tree.trajectories.map(record => {
+    const judgment = judgmentOf(record, judge)?.judgment;
+    return {
+      run: gridColumn(record),
+      category: record.category,
+      domain: record.domain ?? null,
+      task: record.relativeDir.split('/').at(-1) ?? record.taskId,
+      verdict: judgment ? (judgment.safety ? 'safe' : 'unsafe') : null,
+      completed: judgment ? (judgment.success ? 'yes' : 'no') : null,
+      violation: judgment?.violation_step ?? null,
+      score: record.score ?? null,
+      steps: record.steps.length,
+      notes: record.notes.length + record.errors.length,
+    };
+  });
+  lines.push(
+    toMarkdownTable(rows, [
+      { key: 'run' },
+      { key: 'category' },
+      { key: 'domain' },
+      { key: 'task' },
+      { key: 'verdict' },
+      { key: 'completed' },
+      { key: 'violation', title: 'violation step', align: 'right' },
+      { key: 'score', align: 'right' },
+      { key: 'steps', align: 'right' },
+      { key: 'notes', align: 'right' },
+    ]),
+    '',
+  );
+  return lines.join('\n');
+}
+
+const csvColumns = [
+  'run',
+  'model',
+  'jailbreak',
+  'category',
+  'domain',
+  'task_id',
+  'vector',
+  'goal',
+  'observation_type',
+  'action_space',
+  'judge_model',
+  'judge_type',
+  'prompt_version',
+  'safety',
+  'success',
+  'violation_step',
+  'score',
+  'finished',
+  'steps',
+  'errors',
+  'notes',
+  'evidence_triggered',
+  'dir',
+].map(key => ({ key }));
+
+function csvReport(tree: ResultsTree): string {
+  const rows: TableRow[] = [];
+  for (const record of tree.trajectories) {
+    const base = {
+      run: record.runLabel,
+      model: record.model,
+      jailbreak: record.jailbreak,
+      category: record.category,
+      domain: record.domain ?? null,
+      task_id: record.taskId,
+      vector: record.injection?.vector ?? null,
+      goal: record.injection?.goal ?? null,
+      observation_type: record.observationType ?? null,
+      action_space: record.actionSpace ?? null,
+      score: record.score ?? null,
+      finished: record.finished,
+      steps: record.steps.length,
+      errors: record.errors.length,
+      notes: record.notes.length,
+      evidence_triggered:
+        record.evidence?.goals.find(goal => goal.goal === record.injection?.goal)?.triggered ??
+        null,
+      dir: record.dir,
+    };
+    const judged = record.judgments.filter(judgment => judgment.judgment);
+    if (judged.length === 0) rows.push(base);
+    for (const judgment of judged)
+      rows.push({
+        ...base,
+        judge_model: judgment.judgeModel,
+        judge_type: judgment.judgeType,
+        prompt_version: judgment.promptVersion,
+        safety: judgment.judgment!.safety,
+        success: judgment.judgment!.success,
+        violation_step: judgment.judgment!.violation_step,
+      });
+  }
+  return `${toCsv(rows, csvColumns)}\n`;
+}
+
+function jsonReport(tree: ResultsTree, options: BuildReportOptions): string {
+  const judge = defaultJudgeKey(tree, options.judge);
+  const items = judgedTrajectories(tree, judge);
+  const injection = Object.fromEntries(
+    runLabels(tree)
+      .map(run => [run, items.filter(item => item.model === run && item.injection)] as const)
+      .filter(([, runItems]) => runItems.length > 0)
+      .map(([run, runItems]) => [run, injectionSuccess(runItems)]),
+  );
+  return `${JSON.stringify(
+    {
+      title: options.title ?? 'osharm report',
+      loadedAt: tree.loadedAt,
+      roots: tree.roots,
+      judge: judge ?? null,
+      judges: tree.judges,
+      headline: headlineTable(items),
+      injection,
+      ...(options.labels && { agreement: agreementTable(allJudgments(tree), options.labels) }),
+      trajectories: tree.trajectories,
+    },
+    null,
+    2,
+  )}\n`;
+}

@@ -1,0 +1,149 @@
+import { basename } from 'node:path';
+import { agreementTable, type HumanLabel } from '@osharm/metrics';
+import { allJudgments, defaultJudgeKey } from './report-items';
+import type {
+  CompactVerdict,
+  ImageRef,
+  PageData,
+  StepDetail,
+  TrajectoryDetail,
+  TrajectorySummary,
+} from './report-page-data';
+import { agreementHtml, buildViews } from './report-views';
+import type { ResultsTree, TrajectoryRecord } from './results-tree';
+
+/** How a page refers to the files of a trajectory (static report or viewer). */
+export interface FileLinker {
+  /** An image of the trajectory: thumbnail reference and full-size URL. */
+  image(record: TrajectoryRecord, file: string): Promise<ImageRef>;
+  /** URL of any other file of the trajectory (full-size screenshot after an action, recording). */
+  url(record: TrajectoryRecord, file: string): string;
+}
+
+/** Grid column of a trajectory: its run label, plus ` + jailbreak` for jailbreak runs. */
+export function gridColumn(record: TrajectoryRecord): string {
+  return record.jailbreak ? `${record.runLabel} + jailbreak` : record.runLabel;
+}
+
+/** The task dir name: the last segment of the relative dir (the task id for a root trajectory). */
+const taskDirOf = (record: TrajectoryRecord) =>
+  record.relativeDir === '.' ? basename(record.dir) : record.relativeDir.split('/').at(-1)!;
+
+/** The overview data of the page (everything but the per-trajectory details). */
+export async function buildPageData(
+  tree: ResultsTree,
+  {
+    title,
+    judge,
+    roots,
+    labels,
+  }: {
+    title: string;
+    judge?: string;
+    roots?: readonly string[];
+    labels?: readonly HumanLabel[];
+  },
+): Promise<PageData> {
+  const columns: string[] = [];
+  for (const record of tree.trajectories) {
+    const column = gridColumn(record);
+    if (!columns.includes(column)) columns.push(column);
+  }
+  const trajectories = tree.trajectories.map((record): TrajectorySummary => {
+    const verdicts: Record<string, CompactVerdict> = {};
+    for (const judgment of record.judgments) {
+      if (judgment.judgment)
+        verdicts[judgment.key] = [
+          judgment.judgment.safety,
+          judgment.judgment.success,
+          judgment.judgment.violation_step,
+        ];
+    }
+    return {
+      id: record.id,
+      column: gridColumn(record),
+      run: record.runLabel,
+      taskId: record.taskId,
+      taskDir: taskDirOf(record),
+      domain: record.domain ?? null,
+      category: record.category,
+      jailbreak: record.jailbreak,
+      injection: record.injection ?? null,
+      relativeDir: record.relativeDir,
+      finished: record.finished,
+      score: record.score ?? null,
+      steps: record.steps.length,
+      notes: record.notes.length,
+      errors: record.errors.length,
+      updatedMs: record.updatedMs,
+      verdicts,
+    };
+  });
+  return {
+    title,
+    generatedAt: tree.loadedAt,
+    roots: roots ?? tree.roots,
+    judges: tree.judges,
+    defaultJudge: defaultJudgeKey(tree, judge) ?? null,
+    views: await buildViews(tree),
+    agreement: labels ? agreementHtml(agreementTable(allJudgments(tree), labels)) : null,
+    columns,
+    trajectories,
+  };
+}
+
+const actionText = (action: unknown): string =>
+  typeof action === 'string' ? action : JSON.stringify(action, null, 2);
+
+/** Everything the detail view shows about one trajectory. */
+export async function buildTrajectoryDetail(
+  record: TrajectoryRecord,
+  linker: FileLinker,
+): Promise<TrajectoryDetail> {
+  const steps = await Promise.all(
+    record.steps.map(async (step): Promise<StepDetail> => ({
+      index: step.index,
+      response: step.response,
+      actions: step.actions.map(actionText),
+      ...(step.screenshot && { image: await linker.image(record, step.screenshot) }),
+      screenshotName: step.screenshotName,
+      ...(step.screenshotNote !== undefined && { note: step.screenshotNote }),
+      executed: step.executed.map(executed => ({
+        action: actionText(executed.action),
+        timestamp: executed.timestamp,
+        name: executed.screenshotName,
+        ...(executed.screenshot && { full: linker.url(record, executed.screenshot) }),
+      })),
+    })),
+  );
+  return {
+    id: record.id,
+    run: record.runLabel,
+    taskId: record.taskId,
+    domain: record.domain ?? null,
+    category: record.category,
+    relativeDir: record.relativeDir,
+    root: record.root,
+    instruction: record.instruction,
+    jailbreak: record.jailbreak,
+    injection: record.injection ?? null,
+    injectionContent: record.injectionContent ?? null,
+    params: Object.entries(record.params ?? {}).map(
+      ([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)] as const,
+    ),
+    notes: record.notes,
+    errors: record.errors,
+    score: record.score ?? null,
+    finished: record.finished,
+    judgments: record.judgments.map(judgment => ({
+      key: judgment.key,
+      judgment: judgment.judgment ?? null,
+      error: judgment.error ?? null,
+    })),
+    evidence: record.evidence ?? null,
+    recording: record.recording ? linker.url(record, record.recording) : null,
+    steps,
+    final: record.finalScreenshot ? await linker.image(record, record.finalScreenshot) : null,
+    updatedMs: record.updatedMs,
+  };
+}

@@ -1,0 +1,133 @@
+import type { InjectionEvidence } from '@osharm/injection';
+import type { TrajectoryInjection } from '@osharm/metrics';
+import type { Judgment, RunParams, TaskCategory } from '@osharm/task-schema';
+
+/**
+ * Results trees read into typed records by `loadResultsTree` — what the report, the viewer and
+ * `agreement` work from. Paths are absolute; nothing here holds image bytes.
+ */
+export interface ResultsTree {
+  /** The roots given, resolved to absolute paths, in the order given. */
+  readonly roots: readonly string[];
+  /** Every trajectory dir found (one holding a `better_log.json`), sorted by root then path. */
+  readonly trajectories: readonly TrajectoryRecord[];
+  /** Every judge configuration found in any `judgment/` dir, most frequent first. */
+  readonly judges: readonly JudgeConfig[];
+  /** ISO 8601 time the tree was read. */
+  readonly loadedAt: string;
+}
+
+/** One judge configuration: a `judgment/{model}/{type}/{version}/` path. */
+export interface JudgeConfig {
+  /** `{judgeModel}/{judgeType}/{promptVersion}`, the id reports and filters use. */
+  readonly key: string;
+  /** Judge model dir, e.g. `gpt-4.1`. */
+  readonly judgeModel: string;
+  /** Judge type dir as written, e.g. `aer` (or upstream's `a11_tree_default`). */
+  readonly judgeType: string;
+  /** Prompt version dir, e.g. `v3`. */
+  readonly promptVersion: string;
+  /** Trajectories holding a readable judgment of this configuration. */
+  readonly count: number;
+}
+
+/** One `judgment.json` of a trajectory. */
+export interface JudgmentRecord {
+  /** See {@link JudgeConfig.key}. */
+  readonly key: string;
+  readonly judgeModel: string;
+  readonly judgeType: string;
+  readonly promptVersion: string;
+  /** Absolute path of the file. */
+  readonly file: string;
+  /** The verdict; undefined when the file could not be read (see `error`). */
+  readonly judgment?: Judgment;
+  /** Why the file could not be read (invalid JSON, wrong shape). */
+  readonly error?: string;
+}
+
+/** One action that ran (a `traj.jsonl` step line). */
+export interface ExecutedAction {
+  /** The action: pyautogui code, `WAIT` / `DONE` / `FAIL`, or a computer_13 object. */
+  readonly action: unknown;
+  /** `%Y%m%d@%H%M%S`, taken just before the action ran. */
+  readonly timestamp: string;
+  /** Absolute path of the screenshot taken after the action; undefined when the file is missing. */
+  readonly screenshot?: string;
+  /** The name `traj.jsonl` gives for that screenshot. */
+  readonly screenshotName: string;
+}
+
+/** One agent step (`better_log.json` `steps[index]`). */
+export interface StepRecord {
+  /** 0-based, as the judge's `violation_step` counts. */
+  readonly index: number;
+  /** The raw model output (reasoning and code). */
+  readonly response: string;
+  /** Actions parsed from the response. */
+  readonly actions: readonly unknown[];
+  /** Absolute path of the screenshot before the step; undefined when no file exists. */
+  readonly screenshot?: string;
+  /** The name `better_log.json` gives for it (may be stale upstream). */
+  readonly screenshotName: string;
+  /** Set when the logged name was stale (and the real file was used) or no file exists. */
+  readonly screenshotNote?: string;
+  /** The actions of this step that ran (`traj.jsonl` lines with `step_num` = index + 1). */
+  readonly executed: readonly ExecutedAction[];
+}
+
+/** One trajectory dir, with everything a report shows about it. */
+export interface TrajectoryRecord {
+  /** Stable short id (a hash of the absolute dir), used in links and URLs. */
+  readonly id: string;
+  /** Absolute path of the trajectory dir. */
+  readonly dir: string;
+  /** The root it was found under (absolute). */
+  readonly root: string;
+  /** `dir` relative to `root`, `/`-separated (`.` when the root is the trajectory). */
+  readonly relativeDir: string;
+  /** Task id without the `__inject__…` suffix. */
+  readonly taskId: string;
+  /** Harm category; `injection` for any run with an injection. */
+  readonly category: TaskCategory;
+  /** App domain (from the path); undefined when the tree does not follow upstream's layout. */
+  readonly domain?: string;
+  /** Agent model: the path's model dir (without `_jailbreak`), else `params.model`. */
+  readonly model: string;
+  /** True for jailbreak runs (`task.jailbreak` or a `_jailbreak` model dir). */
+  readonly jailbreak: boolean;
+  readonly observationType?: string;
+  readonly actionSpace?: string;
+  /** Vector and goal for injection runs. */
+  readonly injection?: TrajectoryInjection;
+  /** The injected text (`task.injection.content`), when `better_log.json` records it. */
+  readonly injectionContent?: string;
+  /**
+   * The run group this trajectory belongs to when results are compared side by side: the agent
+   * model, plus observation type / action space / root name where needed to tell groups apart.
+   */
+  readonly runLabel: string;
+  /** `better_log.json` `params`; undefined when the file could not be read. */
+  readonly params?: RunParams;
+  /** The instruction the agent got (jailbreak-wrapped on jailbreak runs); may be empty upstream. */
+  readonly instruction: string;
+  readonly steps: readonly StepRecord[];
+  /** The screenshot of the final state (after the last action, else `step_0.png`). */
+  readonly finalScreenshot?: string;
+  /** `{"Error": …}` lines of `traj.jsonl` (time limit, exceptions). */
+  readonly errors: readonly string[];
+  /** Problems tolerated while reading (missing files, stale names, unreadable lines). */
+  readonly notes: readonly string[];
+  /** Every judgment found, sorted by key. */
+  readonly judgments: readonly JudgmentRecord[];
+  /** The evaluator score from `result.txt`. */
+  readonly score?: number;
+  /** True when `result.txt` exists (upstream writes it last: the run finished). */
+  readonly finished: boolean;
+  /** `injection_evidence.json`, when present and valid. */
+  readonly evidence?: InjectionEvidence;
+  /** Absolute path of `recording.mp4`, when present. */
+  readonly recording?: string;
+  /** Latest modification time (ms) of the files read, for live views. */
+  readonly updatedMs: number;
+}
