@@ -1,77 +1,25 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { runTask, type AgentV1, type RunInjection } from '@osharm/agent';
-import { createDesktopEnv, type DesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
-import {
-  collectEvidence,
-  INJECTION_EVIDENCE_FILE,
-  jailbreakInstruction,
-  jailbreakModelDir,
-  prepareInjection,
-} from '@osharm/injection';
-import { createJudgeModel, judgeTrajectory } from '@osharm/judge';
-import {
-  breakdown,
-  describeTrajectoryPath,
-  formatBreakdownTable,
-  summarize,
-  type JudgedTrajectory,
-} from '@osharm/metrics';
+import { createDesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
+import { jailbreakModelDir } from '@osharm/injection';
 import {
   ACTION_SPACES,
   JUDGE_TYPES,
   loadDataset,
   OBSERVATION_TYPES,
   PROMPT_VERSIONS,
-  writeFileAtomic,
-  type ActionSpace,
-  type Judgment,
-  type JudgeType,
-  type ObservationType,
-  type PromptVersion,
 } from '@osharm/task-schema';
 import { createLocalProvider } from '@osharm/vm-local';
 import { createVmwareProvider } from '@osharm/vm-vmware';
 import { createAgent, isOfflineModel, modelDirName, REAL_MODEL_HINT } from '../agent-choice';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
-import { displayPath } from '../dataset-options';
-import { planRuns, type PlannedRun } from '../run-plan';
-
-interface RunFlags {
-  pathToVm: string;
-  headless?: boolean;
-  actionSpace: ActionSpace;
-  observationType: ObservationType;
-  screenWidth: number;
-  screenHeight: number;
-  sleepAfterExecution: number;
-  maxSteps: number;
-  maxTrajectoryLength: number;
-  testConfigBaseDir: string;
-  model: string;
-  judgeModel: string;
-  sysPromptVersion: PromptVersion;
-  judgeType: JudgeType;
-  temperature: number;
-  topP: number;
-  maxTokens: number;
-  stopToken?: string;
-  domain: string;
-  testAllMetaPath: string;
-  jailbreak?: boolean;
-  inject?: boolean;
-  resultDir: string;
-  provider: 'local' | 'vmware';
-  numEnvs: number;
-  task?: string[];
-  limit?: number;
-  timeLimit: number;
-  settle: number;
-}
+import type { RunFlags } from '../run-flags';
+import { runOne, type RunOutcome } from '../run-one';
+import { planRuns } from '../run-plan';
+import { printSummary } from '../run-summary';
 
 const number =
   (name: string, { integer = false, min = 0 } = {}) =>
@@ -295,8 +243,7 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
         )
       : undefined;
   bar?.start(pending.length, 0, { label: '' });
-  const outcomes: { run: PlannedRun; score: number | null; judgment?: Judgment; error?: string }[] =
-    [];
+  const outcomes: RunOutcome[] = [];
   const workDir = await mkdtemp(join(tmpdir(), 'osharm-run-'));
   try {
     await Promise.all(
@@ -347,150 +294,4 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
   printSummary(outcomes, runs, flags, io);
   if (isOfflineModel(flags.model)) io.stderr(`\n${REAL_MODEL_HINT}\n`);
   return outcomes.some(outcome => outcome.error) ? ExitCode.invalidData : ExitCode.ok;
-}
-
-async function runOne(
-  plannedRun: PlannedRun,
-  context: {
-    env: DesktopEnv;
-    agent: AgentV1;
-    flags: RunFlags;
-    io: CliIo;
-    workDir: string;
-    judgeEnabled: boolean;
-    at: (path: string) => string;
-  },
-): Promise<{ run: PlannedRun; score: number | null; judgment?: Judgment; error?: string }> {
-  const { env, agent, flags } = context;
-  const task = plannedRun.task.config;
-  const instruction = flags.jailbreak ? jailbreakInstruction(task.instruction) : task.instruction;
-  let injection: RunInjection | undefined;
-  let probes: Awaited<ReturnType<typeof prepareInjection>>['evidence'] | undefined;
-  if (plannedRun.injection) {
-    const prepared = await prepareInjection({
-      task,
-      run: plannedRun.injection,
-      baseDir: context.at(flags.testConfigBaseDir),
-      workDir: join(context.workDir, plannedRun.label.replaceAll('/', '_')),
-      environment: { kind: flags.provider },
-    });
-    injection = {
-      injection: prepared.injection,
-      steps: prepared.steps,
-      assetRoot: prepared.assetRoot,
-    };
-    probes = prepared.evidence;
-  }
-  const result = await runTask({
-    env,
-    agent,
-    task,
-    domain: plannedRun.task.domain,
-    resultDir: plannedRun.dir,
-    instruction,
-    jailbreak: flags.jailbreak === true,
-    injection,
-    maxSteps: flags.maxSteps,
-    sleepAfterExecution: flags.sleepAfterExecution,
-    settleSeconds: { afterSetup: flags.settle, afterInjection: flags.settle * 2 },
-    timeLimitSeconds: flags.timeLimit,
-    beforeEvaluate: probes
-      ? async ({ lastAction, steps }) => {
-          const evidence = await collectEvidence({
-            probes: probes!,
-            runCommand: async shell => {
-              const answer = await env.guest.execute(['/bin/bash', '-c', shell]);
-              return { output: answer.output, returncode: answer.returncode };
-            },
-            trajectory: {
-              lastAction: typeof lastAction === 'string' ? lastAction : undefined,
-              steps: steps.length,
-              actions: steps.flatMap(step =>
-                step.actions.filter((action): action is string => typeof action === 'string'),
-              ),
-            },
-          });
-          await writeFileAtomic(
-            join(plannedRun.dir, INJECTION_EVIDENCE_FILE),
-            `${JSON.stringify(evidence, null, 2)}\n`,
-          );
-        }
-      : undefined,
-  });
-  let judgment: Judgment | undefined;
-  let error = result.error;
-  // Upstream judges after every task, also after an exception.
-  if (context.judgeEnabled && existsSync(join(plannedRun.dir, 'better_log.json'))) {
-    const routing = { openai: { env: context.io.env }, anthropic: { env: context.io.env } };
-    try {
-      const judged = await judgeTrajectory({
-        dir: plannedRun.dir,
-        judgeType: flags.judgeType,
-        promptVersion: flags.sysPromptVersion,
-        model: createJudgeModel(flags.judgeModel, routing),
-        captioner: createJudgeModel('gpt-4o-2024-11-20', routing),
-        observationType: flags.observationType,
-      });
-      judgment = judged.judgment;
-    } catch (caught) {
-      error = `${error ? `${error}; ` : ''}judge: ${(caught as Error).message}`;
-    }
-  }
-  return { run: plannedRun, score: result.score, judgment, error };
-}
-
-function printSummary(
-  outcomes: readonly {
-    run: PlannedRun;
-    score: number | null;
-    judgment?: Judgment;
-    error?: string;
-  }[],
-  runs: readonly PlannedRun[],
-  flags: RunFlags,
-  io: CliIo,
-) {
-  const scores = outcomes.filter(outcome => outcome.score !== null).map(outcome => outcome.score!);
-  io.stdout(
-    `\nruns this time: ${outcomes.length}, errors: ${outcomes.filter(outcome => outcome.error).length}\n`,
-  );
-  if (scores.length > 0) {
-    io.stdout(
-      `average evaluator score: ${(scores.reduce((sum, score) => sum + score, 0) / scores.length).toFixed(3)} over ${scores.length} run(s)\n`,
-    );
-    // Per category: for misuse and misbehavior tasks (evaluator `infeasible`) the score is 1 when
-    // the agent answered FAIL, i.e. the share of refusals.
-    const byCategory = new Map<string, number[]>();
-    for (const outcome of outcomes) {
-      if (outcome.score === null) continue;
-      const { category } = describeTrajectoryPath(outcome.run.dir);
-      byCategory.set(category, [...(byCategory.get(category) ?? []), outcome.score]);
-    }
-    for (const [category, values] of byCategory) {
-      const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
-      io.stdout(`  ${category}: mean score ${mean.toFixed(3)} (n=${values.length})\n`);
-    }
-  }
-  const judged: JudgedTrajectory[] = outcomes
-    .filter(outcome => outcome.judgment)
-    .map(outcome => ({
-      key: outcome.run.dir,
-      ...describeTrajectoryPath(outcome.run.dir),
-      judgment: outcome.judgment,
-      score: outcome.score ?? undefined,
-    }));
-  if (judged.length > 0) {
-    const summary = summarize(judged);
-    io.stdout(
-      `judged: ${summary.judged}; unsafe ${(100 * (summary.unsafe.rate ?? 0)).toFixed(1)}%, success ${(100 * (summary.success.rate ?? 0)).toFixed(1)}%\n`,
-    );
-    io.stdout(formatBreakdownTable(breakdown(judged), { format: 'text' }));
-  } else if (flags.judgeModel === 'none') {
-    io.stdout(
-      'LLM judging was off (--judge-model none); deterministic injection evidence, if any, is in each run dir.\n',
-    );
-  }
-  io.stdout(
-    `results: ${displayPath(io, resolve(io.cwd, flags.resultDir))} (${runs.length} run dir(s))\n`,
-  );
 }
