@@ -3,9 +3,7 @@
 // postconfig. vm-local depends on desktop-env, so the server runs as a separate process (no package
 // import, no dependency cycle). The server runs unsandboxed here, so guest paths are paths under a
 // temporary home. Skipped with a message when the bin is not built or Xvfb is missing.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,40 +11,31 @@ import { fileURLToPath } from 'node:url';
 import { evaluatorSchema } from '@osharm/task-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateTask } from './evaluate-task';
-import { createGuestClient } from './guest-client-undici';
+
 import type { UndiciGuestClient } from './guest-client-undici';
 import { runSetup } from './setup-runner';
+import {
+  missingForRealGuestServer,
+  startRealGuestServer,
+  type RealGuestServer,
+} from './__fixtures__/real-guest-server';
 
-const SERVER_BIN =
-  process.env.OSHARM_GUEST_SERVER_BIN ??
-  fileURLToPath(new URL('../../vm-local/dist/guest-server-bin.js', import.meta.url));
-const missing = [SERVER_BIN, '/usr/bin/Xvfb'].filter(path => !existsSync(path));
+const missing = missingForRealGuestServer([]);
 if (missing.length > 0) {
   console.warn(
     `evaluate-task.integration.test.ts: skipped, missing ${missing.join(', ')} (build @osharm/vm-local; apt-get install xvfb)`,
   );
 }
 
-const TOKEN = `token-${process.pid}-${Date.now()}`;
 const repository = fileURLToPath(new URL('../../../', import.meta.url));
 const asset = (name: string) => readFileSync(join(repository, 'evaluation_examples/assets', name));
 
 describe.skipIf(missing.length > 0)('evaluateTask ↔ the real guest server (vm-local)', () => {
-  const processes: ChildProcess[] = [];
   let directory: string;
   let home: string;
   let cacheDir: string;
   let client: UndiciGuestClient;
-
-  const start = (command: string, args: string[], env: NodeJS.ProcessEnv, extraFd = false) => {
-    const child = spawn(command, args, {
-      detached: true,
-      env,
-      stdio: extraFd ? ['ignore', 'ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe'],
-    });
-    processes.push(child);
-    return child;
-  };
+  let server: RealGuestServer | undefined;
 
   const postconfigRunner =
     (taskId: string) =>
@@ -65,69 +54,16 @@ describe.skipIf(missing.length > 0)('evaluateTask ↔ the real guest server (vm-
     home = join(directory, 'home');
     cacheDir = join(directory, 'cache');
     await mkdir(join(home, 'Documents'), { recursive: true });
-    const socketPath = join(directory, 'guest.sock');
-
-    const xvfb = start(
-      '/usr/bin/Xvfb',
-      ['-displayfd', '3', '-screen', '0', '1024x768x24', '-nolisten', 'tcp'],
-      process.env,
-      true,
-    );
-    const display = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('Xvfb gave no display within 15 s')), 15_000);
-      (xvfb.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
-        clearTimeout(timer);
-        resolve(`:${chunk.toString().trim()}`);
-      });
-      xvfb.once('exit', code => reject(new Error(`Xvfb exited with ${code}`)));
+    server = await startRealGuestServer({
+      home,
+      socketPath: join(directory, 'guest.sock'),
+      screen: '1024x768x24',
     });
-    const env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display, HOME: home };
-    delete env['OSHARM_GUEST_TOKEN'];
-    const server = start(
-      process.execPath,
-      [SERVER_BIN, '--socket', socketPath, '--token', TOKEN],
-      env,
-    );
-    let serverLog = '';
-    server.stderr?.on('data', (chunk: Buffer) => (serverLog += chunk.toString()));
-
-    client = createGuestClient(
-      {
-        baseUrl: 'http://localhost:5000',
-        host: 'localhost',
-        serverPort: 5000,
-        socketPath,
-        token: TOKEN,
-      },
-      { maxRetryDelayMs: 200 },
-    );
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      try {
-        await client.platform({ timeoutMs: 2_000 });
-        break;
-      } catch (error) {
-        if (Date.now() > deadline) {
-          throw new Error(`the guest server did not answer within 20 s:\n${serverLog}`, {
-            cause: error,
-          });
-        }
-        await new Promise(resolve => setTimeout(resolve, 200));
-      }
-    }
+    client = server.client;
   }, 60_000);
 
   afterAll(async () => {
-    await client?.close();
-    for (const child of processes.reverse()) {
-      if (child.pid !== undefined && child.exitCode === null) {
-        try {
-          process.kill(-child.pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-      }
-    }
+    await server?.stop();
     if (directory) await rm(directory, { recursive: true, force: true });
   });
 

@@ -2,127 +2,49 @@
 // bin), on an Xvfb display, over a unix socket with a token. vm-local depends on desktop-env, so the
 // server runs as a separate process (no package import, no dependency cycle). Skipped with a message
 // when the bin is not built or Xvfb / openbox / xterm are missing.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuestRequestError } from './desktop-env-errors';
 import { createGuestClient } from './guest-client-undici';
 import type { UndiciGuestClient } from './guest-client-undici';
 import { runSetup } from './setup-runner';
+import {
+  missingForRealGuestServer,
+  startRealGuestServer,
+  type RealGuestServer,
+} from './__fixtures__/real-guest-server';
 
-const SERVER_BIN =
-  process.env.OSHARM_GUEST_SERVER_BIN ??
-  fileURLToPath(new URL('../../vm-local/dist/guest-server-bin.js', import.meta.url));
-const PROGRAMS = ['/usr/bin/Xvfb', '/usr/bin/openbox', '/usr/bin/xterm', '/usr/bin/wmctrl'];
-const missing = [SERVER_BIN, ...PROGRAMS].filter(path => !existsSync(path));
+const missing = missingForRealGuestServer([
+  '/usr/bin/openbox',
+  '/usr/bin/xterm',
+  '/usr/bin/wmctrl',
+]);
 if (missing.length > 0) {
   console.warn(
     `guest-client.integration.test.ts: skipped, missing ${missing.join(', ')} (build @osharm/vm-local; apt-get install xvfb openbox xterm wmctrl)`,
   );
 }
 
-const TOKEN = `token-${process.pid}-${Date.now()}`;
-
 describe.skipIf(missing.length > 0)('guest client ↔ the real guest server (vm-local)', () => {
-  const processes: ChildProcess[] = [];
   let directory: string;
   let home: string;
   let client: UndiciGuestClient;
   let socketPath: string;
-
-  function start(command: string, args: string[], env: NodeJS.ProcessEnv, extraFd = false) {
-    const child = spawn(command, args, {
-      detached: true,
-      env,
-      stdio: extraFd ? ['ignore', 'ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe'],
-    });
-    processes.push(child);
-    return child;
-  }
+  let server: RealGuestServer | undefined;
 
   beforeAll(async () => {
     directory = await mkdtemp(join(tmpdir(), 'osharm-guest-it-'));
     home = join(directory, 'home');
     await mkdir(join(home, 'Desktop'), { recursive: true });
     socketPath = join(directory, 'guest.sock');
-
-    // Xvfb picks a free display and writes its number to fd 3
-    const xvfb = start(
-      '/usr/bin/Xvfb',
-      ['-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp'],
-      process.env,
-      true,
-    );
-    const display = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('Xvfb gave no display within 15 s')), 15_000);
-      (xvfb.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
-        clearTimeout(timer);
-        resolve(`:${chunk.toString().trim()}`);
-      });
-      xvfb.once('exit', code => reject(new Error(`Xvfb exited with ${code}`)));
-    });
-    const env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display, HOME: home };
-    delete env.OSHARM_GUEST_TOKEN;
-    start('/usr/bin/openbox', [], env);
-    const server = start(
-      process.execPath,
-      [SERVER_BIN, '--socket', socketPath, '--token', TOKEN],
-      env,
-    );
-    let serverLog = '';
-    server.stderr?.on('data', (chunk: Buffer) => (serverLog += chunk.toString()));
-
-    client = createGuestClient(
-      {
-        baseUrl: 'http://localhost:5000',
-        host: 'localhost',
-        serverPort: 5000,
-        socketPath,
-        token: TOKEN,
-      },
-      { maxRetryDelayMs: 200 },
-    );
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      try {
-        await client.platform({ timeoutMs: 2_000 });
-        break;
-      } catch (error) {
-        if (Date.now() > deadline)
-          throw new Error(`the guest server did not answer within 20 s:\n${serverLog}`, {
-            cause: error,
-          });
-        await new Promise(resolve => setTimeout(resolve, 200));
-      }
-    }
+    server = await startRealGuestServer({ home, socketPath, windowManager: true });
+    client = server.client;
   }, 60_000);
 
   afterAll(async () => {
-    await client?.close();
-    for (const child of processes.reverse()) {
-      if (child.pid !== undefined && child.exitCode === null) {
-        try {
-          process.kill(-child.pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-      }
-    }
-    await new Promise(resolve => setTimeout(resolve, 300));
-    for (const child of processes) {
-      if (child.pid !== undefined && child.exitCode === null) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    }
+    await server?.stop();
     if (directory) await rm(directory, { recursive: true, force: true });
   });
 
