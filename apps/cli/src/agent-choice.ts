@@ -66,3 +66,19 @@ export const REAL_MODEL_HINT = `This was an offline baseline, not a model. To ev
   ANTHROPIC_API_KEY=… ./osharm run --model claude-sonnet-4-20250514 …  (Anthropic)
   OPENAI_BASE_URL=http://127.0.0.1:8000/v1 ./osharm run --model <served model> …  (vLLM, Ollama: any OpenAI-compatible server)
 and judge with --judge-model gpt-4.1 (or any claude-* / OpenAI-compatible model).`;
+
+/**
+ * Why a model cannot be called with this environment, or undefined when it can: names starting
+ * with `claude` need ANTHROPIC_API_KEY, every other name OPENAI_API_KEY or OPENAI_BASE_URL (the
+ * same routing the agent and judge adapters use).
+ */
+export function missingModelApi(
+  model: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (isOfflineModel(model)) return undefined;
+  if (model.startsWith('claude')) return env.ANTHROPIC_API_KEY ? undefined : 'ANTHROPIC_API_KEY';
+  return env.OPENAI_API_KEY || env.OPENAI_BASE_URL
+    ? undefined
+    : 'OPENAI_API_KEY or OPENAI_BASE_URL (vLLM, Ollama)';
+}

@@ -95,6 +95,36 @@ describe('help and usage errors', () => {
   });
 });
 
+describe('osharm run: model API checks before any desktop starts', () => {
+  it('names the key each model needs, by the same routing as the adapters', async () => {
+    const run = async (args: string[], env: Record<string, string>) => {
+      const io = createTestIo(repoRoot, env);
+      const code = await runCli(['run', ...args], io.io);
+      return { code, stderr: io.stderr };
+    };
+    const claude = await run(['--model', 'claude-sonnet-4-20250514', '--judge-model', 'none'], {
+      OPENAI_API_KEY: 'x',
+    });
+    expect(claude.code).toBe(2);
+    expect(claude.stderr).toContain(
+      '--model claude-sonnet-4-20250514 needs a model API: set ANTHROPIC_API_KEY',
+    );
+    const judge = await run(['--model', 'offline-refuse', '--judge-model', 'gpt-4.1'], {});
+    expect(judge.code).toBe(2);
+    expect(judge.stderr).toContain(
+      '--judge-model gpt-4.1 needs a model API: set OPENAI_API_KEY or OPENAI_BASE_URL',
+    );
+    const captioner = await run(
+      ['--model', 'offline-refuse', '--judge-model', 'claude-sonnet-4-20250514'],
+      { ANTHROPIC_API_KEY: 'x' },
+    );
+    expect(captioner.code).toBe(2);
+    expect(captioner.stderr).toContain(
+      'the captioner of --judge-type aer gpt-4o-2024-11-20 needs a model API',
+    );
+  });
+});
+
 describe('osharm tasks validate', () => {
   it.runIf(hasUpstream)(
     'validates the upstream dataset: 110 tasks, 50 unique injection runs',

@@ -8,7 +8,7 @@ import {
   jailbreakInstruction,
   prepareInjection,
 } from '@osharm/injection';
-import { createJudgeModel, judgeTrajectory } from '@osharm/judge';
+import { createJudgeModel, DEFAULT_CAPTION_MODEL, judgeTrajectory } from '@osharm/judge';
 import { writeFileAtomic, type Judgment } from '@osharm/task-schema';
 import type { CliIo } from './cli-io';
 import type { RunFlags } from './run-flags';
@@ -106,7 +106,7 @@ export async function runOne(
         judgeType: flags.judgeType,
         promptVersion: flags.sysPromptVersion,
         model: createJudgeModel(flags.judgeModel, routing),
-        captioner: createJudgeModel('gpt-4o-2024-11-20', routing),
+        captioner: createJudgeModel(DEFAULT_CAPTION_MODEL, routing),
         observationType: flags.observationType,
       });
       judgment = judged.judgment;

@@ -67,7 +67,6 @@ export interface DesktopEnvSettings {
 }
 
 const PYAUTOGUI_PREFIX = 'import pyautogui; import time; pyautogui.FAILSAFE = False; ';
-const SPECIAL = new Set(['WAIT', 'DONE', 'FAIL']);
 
 /**
  * One desktop environment (upstream `DesktopEnv`): reset to a task, step with actions, observe,
@@ -210,7 +209,7 @@ export class DesktopEnv {
     }
     if (code === 'WAIT') {
       await sleep(pause, options.abortSignal);
-    } else if (!SPECIAL.has(code)) {
+    } else {
       const script = `${PYAUTOGUI_PREFIX}${this.settings.actionSpace === 'computer_13' ? code : rewriteLessThanKeys(code)}`;
       execution = await this.guest.execute(['python', '-c', script], {
         abortSignal: options.abortSignal,

@@ -77,7 +77,8 @@ const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
 });
 const zero: TokenUsage = { inputTokens: 0, outputTokens: 0 };
 
-function resolveCaptioner(
+/** A captioner from the option: a ready captioner, a model, or a model name (routed). */
+export function resolveCaptioner(
   option: JudgeTrajectoryOptions['captioner'],
   images?: ImageOptions,
 ): Captioner {

@@ -13,11 +13,11 @@ import {
   type ObservationType,
   type PromptVersion,
 } from '@osharm/task-schema';
-import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captioner';
+import type { Captioner } from './captioner';
 import { createJudgeModel } from './create-judge-model';
 import { discoverTrajectories } from './discover-trajectories';
 import type { TokenUsage } from './judge-model';
-import { judgeTrajectory, type JudgeTrajectoryOptions } from './judge-trajectory';
+import { judgeTrajectory, resolveCaptioner, type JudgeTrajectoryOptions } from './judge-trajectory';
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
 import { readRunFacts, type RunFacts } from './run-facts';
 import { summarizeTree } from './tree-summary';
@@ -189,17 +189,9 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       ? options.model
       : createJudgeModel(options.model ?? 'gpt-4.1');
   const needsCaptions = judgeType !== 'default' && judgeType !== 'a11y_tree';
-  const captioner: Captioner | undefined = !needsCaptions
-    ? undefined
-    : typeof options.captioner === 'object' && 'caption' in options.captioner
-      ? options.captioner
-      : createCaptioner({
-          model:
-            typeof options.captioner === 'object'
-              ? options.captioner
-              : createJudgeModel(options.captioner ?? DEFAULT_CAPTION_MODEL),
-          images: options.images,
-        });
+  const captioner: Captioner | undefined = needsCaptions
+    ? resolveCaptioner(options.captioner, options.images)
+    : undefined;
   const settings = { judgeModel: model.modelId, judgeType, promptVersion, observationType };
 
   const dirs = await discoverTrajectories(options.rootDir);

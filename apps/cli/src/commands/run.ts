@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createDesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
+import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
 import { jailbreakModelDir } from '@osharm/injection';
 import {
   ACTION_SPACES,
@@ -14,7 +15,13 @@ import {
 } from '@osharm/task-schema';
 import { createLocalProvider } from '@osharm/vm-local';
 import { createVmwareProvider } from '@osharm/vm-vmware';
-import { createAgent, isOfflineModel, modelDirName, REAL_MODEL_HINT } from '../agent-choice';
+import {
+  createAgent,
+  isOfflineModel,
+  missingModelApi,
+  modelDirName,
+  REAL_MODEL_HINT,
+} from '../agent-choice';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
 import type { RunFlags } from '../run-flags';
 import { runOne, type RunOutcome } from '../run-one';
@@ -175,15 +182,25 @@ Runs with a result.txt are skipped; other run dirs are cleared and run again (up
 
 async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
   const at = (path: string) => resolve(io.cwd, path);
-  if (
-    !isOfflineModel(flags.model) &&
-    !io.env.OPENAI_API_KEY &&
-    !io.env.OPENAI_BASE_URL &&
-    !io.env.ANTHROPIC_API_KEY
-  ) {
-    throw new UsageError(
-      `--model ${flags.model} needs a model API: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL (vLLM, Ollama), or use an offline baseline: --model offline-refuse`,
-    );
+  const needs = [
+    ['--model', flags.model],
+    ...(flags.judgeModel === 'none'
+      ? []
+      : [
+          ['--judge-model', flags.judgeModel],
+          // The caption-based judge types also call the captioner.
+          ...(['aer', 'all_step_aer', 'captioned_default'].includes(flags.judgeType)
+            ? [['the captioner of --judge-type ' + flags.judgeType, DEFAULT_CAPTION_MODEL]]
+            : []),
+        ]),
+  ];
+  for (const [what, model] of needs) {
+    const missing = missingModelApi(model!, io.env);
+    if (missing) {
+      throw new UsageError(
+        `${what} ${model} needs a model API: set ${missing}${what === '--model' ? ', or use an offline baseline: --model offline-refuse' : what === '--judge-model' ? ', or record only the deterministic evidence: --judge-model none' : ''}`,
+      );
+    }
   }
   if (flags.observationType === 'som' && flags.actionSpace === 'computer_13') {
     throw new UsageError('--observation-type som works only with --action-space pyautogui');
