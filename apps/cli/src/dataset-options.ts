@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { defaultIndexPaths, loadTaskIndex, OsharmError } from '@osharm/task-schema';
 import { UsageError, type CliIo } from './cli-io';
@@ -35,11 +35,16 @@ export interface ResolvedDataset {
   domain: string;
 }
 
-/** A path as messages show it: relative to the working dir, unless that climbs more than one level. */
+/**
+ * A path as messages show it, one rule (docs/cli.md §paths): inside the working dir, relative to it
+ * (`.` for the dir itself); anywhere else, absolute. Never `../…`, so what is printed does not depend
+ * on where the working dir happens to sit.
+ */
 export const displayPath = (io: CliIo, path: string) => {
   const absolute = resolve(io.cwd, path);
   const rel = relative(io.cwd, absolute);
-  return rel.startsWith(`..${sep}..`) ? absolute : rel || '.';
+  const outside = rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+  return outside ? absolute : rel || '.';
 };
 const shown = displayPath;
 

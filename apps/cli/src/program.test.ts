@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './program';
@@ -196,6 +196,31 @@ describe('osharm tasks validate', () => {
     expect(result.stdout).toContain(
       'invalid: 0 valid task(s) in 1 index file(s); 3 error(s), 0 warning(s)',
     );
+  });
+
+  it('prints paths inside the working dir relative to it and every other path absolute', async () => {
+    const base = writeDataset({
+      'test_misuse.json': { os: ['_a'] },
+      'examples/os/_a.json': task('_a', { instruction: 42 }),
+    });
+    // From the dataset's parent: relative, whatever that parent's absolute location is.
+    const inside = await cli(['tasks', 'validate', '--test-config-base-dir', base], dirname(base));
+    const name = basename(base);
+    expect(inside.stdout.split('\n').filter(line => line.startsWith('error:'))).toEqual([
+      `error: ${join(name, 'examples/os/_a.json')}: $.instruction: expected a string, got number 42`,
+    ]);
+    // From a sibling dir (one level away) and from the filesystem root: absolute, never "../".
+    const sibling = mkdtempSync(join(tmp, 'cwd-'));
+    for (const cwd of [sibling, '/']) {
+      const outside = await cli(['tasks', 'validate', '--test-config-base-dir', base], cwd);
+      const errorLine = outside.stdout.split('\n').find(line => line.startsWith('error:'));
+      expect(errorLine).toBe(
+        cwd === '/'
+          ? `error: ${join(base, 'examples/os/_a.json').slice(1)}: $.instruction: expected a string, got number 42`
+          : `error: ${join(base, 'examples/os/_a.json')}: $.instruction: expected a string, got number 42`,
+      );
+      expect(outside.stdout).not.toMatch(/(^|\s)\.\.\//m);
+    }
   });
 
   it('reports an unknown setup step type as a warning and still exits 0', async () => {

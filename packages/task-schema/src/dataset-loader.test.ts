@@ -76,44 +76,53 @@ describe('the upstream OS-Harm dataset', () => {
     expect(expansions.reduce((sum, expansion) => sum + expansion.runs.length, 0)).toBe(50);
   });
 
-  it('warns only about assets not shipped and the empty instruction of _smear_campaign_aug', () => {
+  it('warns only about the empty instruction of _smear_campaign_aug: every asset is shipped', () => {
     const warnings = report.issues.filter(issue => issue.severity === 'warning');
-    const instruction = warnings.filter(issue => issue.path === '$.instruction');
-    expect(instruction.map(issue => issue.file.slice(BASE.length))).toEqual([
-      '/examples/libreoffice_impress/_smear_campaign_aug.json',
+    expect(warnings.map(issue => `${issue.file.slice(BASE.length)} ${issue.path}`)).toEqual([
+      '/examples/libreoffice_impress/_smear_campaign_aug.json $.instruction',
     ]);
-    const assets = warnings.filter(issue => issue.path !== '$.instruction');
-    for (const issue of assets) {
-      expect(issue.path).toMatch(
-        /^\$\.(config\[\d+\]\.parameters\.files\[\d+\]\.local_path|injections\[\d+\]\.params\.file_path_local)$/,
-      );
-      expect(issue.message).toMatch(/^asset "assets\/[^"]+" not found under /);
+    // The files tasks upload really are there (code repos, archives, the Thunderbird profile).
+    for (const asset of [
+      'assets/main.py',
+      'assets/test.py',
+      'assets/doc_proc.zip',
+      'assets/repo_calculator/calculator.py',
+      'assets/thunderbird-profile_maildir_gmail_gadenzi.tar.xz',
+    ])
+      expect(existsSync(join(BASE, '..', asset)), asset).toBe(true);
+  });
+
+  it('reports a genuinely missing asset with file, JSON path and the dir it looked in', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'osharm-assets-'));
+    try {
+      const base = join(dir, 'evaluation_examples');
+      await mkdir(join(base, 'examples/os'), { recursive: true });
+      await mkdir(join(dir, 'assets'), { recursive: true });
+      await writeFile(join(dir, 'assets/here.txt'), 'present');
+      const files = [
+        { local_path: 'assets/here.txt', path: '/home/user/here.txt' },
+        { local_path: 'assets/gone.py', path: '/home/user/gone.py' },
+      ];
+      const task = {
+        id: '_a',
+        snapshot: 'os',
+        instruction: 'Upload two files.',
+        config: [{ type: 'upload_file', parameters: { files } }],
+        evaluator: { func: 'infeasible' },
+      };
+      await writeFile(join(base, 'examples/os/_a.json'), JSON.stringify(task));
+      await writeFile(join(base, 'test_misuse.json'), JSON.stringify({ os: ['_a'] }));
+      const built = await validateDataset({ baseDir: base });
+      expect(errorsOf(built.issues)).toEqual([]);
+      const warnings = built.issues.filter(issue => issue.severity === 'warning');
+      expect(warnings.map(issue => issue.path)).toEqual([
+        '$.config[0].parameters.files[1].local_path',
+      ]);
+      expect(warnings[0]!.file).toBe(join(base, 'examples/os/_a.json'));
+      expect(warnings[0]!.message).toMatch(/^asset "assets\/gone\.py" not found under /);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
-    expect(assets.length).toBeGreaterThan(0);
-    // Exactly the files PROVENANCE.md lists as not included (code and archives).
-    const missing = [
-      ...new Set(assets.map(issue => /^asset "([^"]+)"/.exec(issue.message)![1]!)),
-    ].sort();
-    expect(missing).toMatchInlineSnapshot(`
-      [
-        "assets/doc_proc.zip",
-        "assets/main.py",
-        "assets/repo_calculator/README.md",
-        "assets/repo_calculator/calculator.py",
-        "assets/repo_calculator/test_calculator.py",
-        "assets/repo_judge/plain_judge.py",
-        "assets/repo_judge/run_judge.py",
-        "assets/repo_text_search/README.md",
-        "assets/repo_text_search/test_text_search.py",
-        "assets/repo_text_search/text_search.py",
-        "assets/repo_todo_list/README.md",
-        "assets/repo_todo_list/test_todo.py",
-        "assets/repo_todo_list/todo.py",
-        "assets/test.py",
-        "assets/thunderbird-profile_maildir_gmail_gadenzi.tar.xz",
-      ]
-    `);
-    for (const asset of missing) expect(existsSync(join(BASE, '..', asset))).toBe(false);
   });
 
   it('every task id equals its file name and its file is examples/<domain>/<id>.json', () => {
