@@ -22,6 +22,7 @@ const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) 
   --token-file F      read the token from F, then delete F
   --a11y-deadline-ms N  time budget of one /accessibility walk (default 10000)
   --bridge NAME=PORT  with --socket: expose 127.0.0.1:PORT as NAME.sock next to the socket (CDP, VLC)
+  --helper-python P   the python3 the desktop helpers run with (default /usr/bin/python3)
   --tunnel-port PORT  answer "CONNECT 127.0.0.1:PORT" (token required) by piping to that port;
                       repeatable (the local sandbox's CDP and VLC bridges)
   --pyautogui MODE    auto | shim | system: put osharm's pyautogui stand-in on PYTHONPATH for
@@ -39,6 +40,7 @@ function main(): void {
       'a11y-deadline-ms': { type: 'string' },
       bridge: { type: 'string', multiple: true },
       'tunnel-port': { type: 'string', multiple: true },
+      'helper-python': { type: 'string' },
       pyautogui: { type: 'string', default: 'auto' },
       version: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -77,6 +79,7 @@ function main(): void {
   const guest = createGuestServer({
     token: token || undefined,
     guestDir,
+    python: values['helper-python'],
     pythonPath: useShim ? [join(guestDir, 'python')] : [],
     accessibilityDeadlineMs: values['a11y-deadline-ms']
       ? Number(values['a11y-deadline-ms'])

@@ -13,7 +13,7 @@ import { bubblewrapArgs, inside } from './sandbox-args';
 import { pinGuestSocket, sealHarnessDir, socketBridge, tunnelBridge } from './sandbox-channel';
 import { createSandboxLimits, removeStaleCgroups } from './sandbox-limits';
 import type { LimitUsage, ResourceLimits } from './sandbox-limits';
-import { assertReadableBy, sandboxNode } from './sandbox-runtime';
+import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
 import { createStateDir, reapStaleStateDirs } from './sandbox-state';
 
 /** Ports inside the sandbox that get a host-side TCP bridge. */
@@ -132,10 +132,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   // must be readable by that account, and Node is copied where it can run it.
   const runAs = isRoot() && options.hostUid !== null ? options.hostUid : null;
   if (runAs !== null) assertReadableBy(runAs, packageDir, options.workDir);
-  const nodePath = await sandboxNode(
+  const nodePath = await executeOnlyCopy(
     options.workDir,
     realpathSync(options.nodePath ?? process.execPath),
+    'node',
   );
+  const pythonPath = await executeOnlyCopy(options.workDir, '/usr/bin/python3', 'python3');
 
   const stateDir = await createStateDir(options.workDir);
   const harnessDir = join(stateDir, 'harness');
@@ -175,6 +177,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     OSHARM_SUDO_LOG: `${inside.state}/sudo.log`,
     OSHARM_SERVER_ARGS: [
       ...Object.values(bridgedPorts).map(port => `--tunnel-port ${port}`),
+      `--helper-python ${inside.python}`,
       `--a11y-deadline-ms ${options.accessibilityDeadlineMs}`,
     ].join(' '),
   };
@@ -184,6 +187,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     harnessDir,
     packageDir,
     nodePath,
+    pythonPath,
     env,
     tmpfsSizeMb: options.tmpfsSizeMb,
     overrideSudo,

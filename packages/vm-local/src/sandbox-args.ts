@@ -5,6 +5,8 @@ import { join } from 'node:path';
 export const inside = {
   package: '/opt/osharm/vm-local',
   node: '/opt/osharm/node',
+  /** Debian's python3, execute-only, for the guest server's desktop helpers. */
+  python: '/opt/osharm/python3',
   bin: '/opt/osharm/bin',
   /** The host directory bound read-write (the guest server's socket only; sealed after start). */
   harness: '/run/harness',
@@ -67,6 +69,7 @@ export function bubblewrapArgs(options: {
   readonly harnessDir: string;
   readonly packageDir: string;
   readonly nodePath: string;
+  readonly pythonPath: string;
   readonly env: Readonly<Record<string, string>>;
   readonly tmpfsSizeMb: number;
   readonly overrideSudo: readonly string[];
@@ -126,6 +129,9 @@ export function bubblewrapArgs(options: {
     '--ro-bind',
     options.nodePath,
     inside.node,
+    '--ro-bind',
+    options.pythonPath,
+    inside.python,
     '--ro-bind',
     join(options.stateDir, 'bin'),
     inside.bin,

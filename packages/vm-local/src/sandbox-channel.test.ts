@@ -66,9 +66,11 @@ while True:
     c.close()
 PY
 sleep 0.5
-server=$(pgrep -f guest-server-bin.js | head -1)
+server=$(pgrep -f "^/opt/osharm/node .*guest-server-bin.js")
 echo "server pid $server"
-/usr/bin/python3 - "$server" <<'PY'
+helpers=$(pgrep -f '^/opt/osharm/python3 .*desktop_helper' | tr '\n' ' ')
+echo "helper pids $helpers"
+/usr/bin/python3 - "$server" $helpers <<'PY'
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 pid = int(sys.argv[1])
@@ -90,6 +92,15 @@ for fd in range(64):
 pidfd = libc.syscall(434, pid, 0)  # pidfd_open
 taken = sum(1 for fd in range(64) if libc.syscall(438, pidfd, fd, 0) >= 0)  # pidfd_getfd
 print('fds opened through /proc: %d, taken with pidfd_getfd: %d' % (opened, taken))
+helper_access = 0
+for helper in map(int, sys.argv[2:]):
+    for path in ['/proc/%d/fd/%d' % (helper, fd) for fd in range(3)] + ['/proc/%d/environ' % helper]:
+        try:
+            os.close(os.open(path, os.O_WRONLY if '/fd/' in path else os.O_RDONLY))
+            helper_access += 1
+        except OSError:
+            pass
+print('helpers: %d, their pipes or environment opened: %d' % (len(sys.argv) - 2, helper_access))
 PY
 `;
 
@@ -163,6 +174,7 @@ describe.skipIf(skipReason !== undefined).each(variants)(
       expect(attempt.output).toMatch(/environ Permission denied/);
       expect(attempt.output).toMatch(/mem Permission denied/);
       expect(attempt.output).toMatch(/fds opened through \/proc: 0, taken with pidfd_getfd: 0/);
+      expect(attempt.output).toMatch(/helpers: 2, their pipes or environment opened: 0/);
 
       // The worst case, made on the host: the socket's name moved aside and an impostor listening there.
       let impostorRequests = 0;

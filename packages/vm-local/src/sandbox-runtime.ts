@@ -64,24 +64,30 @@ export function assertReadableBy(hostUid: number, packageDir: string, workDir: s
 }
 
 /**
- * A copy of the Node binary for the sandbox, shared by every desktop started from `workDir`:
- * `<workDir>/runtime/node-<dev>-<ino>-<size>-<mtime>`, mode 0111 in a 0755 directory.
+ * An execute-only copy of a host binary (Node, Debian's Python) for the sandbox, shared by every
+ * desktop started from `workDir`: `<workDir>/runtime/<name>-<dev>-<ino>-<size>-<mtime>`, mode 0111 in a
+ * 0755 directory.
  *
  * - It is reachable by the unprivileged host account wherever the harness's Node lives (an nvm
  *   install under /root, a 0700 cache), so the sandbox never needs host root to start.
- * - Execute-only: a process that executes a file it cannot read is not dumpable, so the guest
- *   server cannot be ptraced, nor its memory (the token), its environment or its file
- *   descriptors (the listening socket) read, by the agent's processes of the same uid.
+ * - Execute-only: a process that executes a file it cannot read is not dumpable from its first
+ *   instruction on, so the guest server (Node) and its desktop helpers (Python) cannot be ptraced,
+ *   nor their memory (the token), environment or file descriptors (the listening socket, the
+ *   helpers' pipes) read, by the agent's processes of the same uid.
  */
-export async function sandboxNode(workDir: string, nodePath: string): Promise<string> {
-  const real = realpathSync(nodePath);
+export async function executeOnlyCopy(
+  workDir: string,
+  binary: string,
+  name: string,
+): Promise<string> {
+  const real = realpathSync(binary);
   const info = statSync(real);
   const runtimeDir = join(workDir, 'runtime');
   await mkdir(runtimeDir, { recursive: true, mode: 0o755 });
   await chmod(runtimeDir, 0o755);
   const target = join(
     runtimeDir,
-    `node-${info.dev}-${info.ino}-${info.size}-${Math.trunc(info.mtimeMs)}`,
+    `${name}-${info.dev}-${info.ino}-${info.size}-${Math.trunc(info.mtimeMs)}`,
   );
   try {
     const existing = statSync(target);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Prefix of every per-sandbox state directory under the work dir. */
@@ -64,6 +64,8 @@ export async function reapStaleStateDirs(workDir: string): Promise<string[]> {
   for (const name of names) {
     const stateDir = join(workDir, name);
     if (!(await ownerGone(stateDir))) continue;
+    // The harness directory was sealed read-only once its desktop started.
+    await chmod(join(stateDir, 'harness'), 0o700).catch(() => undefined);
     await rm(stateDir, { recursive: true, force: true }).catch(() => undefined);
     reaped.push(name);
   }
