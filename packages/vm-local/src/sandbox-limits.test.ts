@@ -20,6 +20,10 @@ import { packageRoot, startSandbox } from './local-sandbox';
 import type { RunningSandbox } from './local-sandbox';
 
 const isRoot = process.getuid?.() === 0;
+if (!isRoot && skipReason === undefined)
+  console.warn(
+    'SKIPPED: the uid drop and the cgroup limits exist only when the harness runs as root',
+  );
 const MiB = 1024 * 1024;
 
 function median(values: number[]): number {

@@ -117,7 +117,7 @@ function readKey(path: string, key: string): number | undefined {
 /** Kills every process in the cgroup directories, then removes them (retrying while they exit). */
 async function removeCgroupDirs(directories: readonly string[]): Promise<void> {
   for (const directory of directories) {
-    for (let attempt = 0; attempt < 100; attempt += 1) {
+    for (let attempt = 0; attempt < 400; attempt += 1) {
       if (!existsSync(directory)) break;
       const procs = await readFile(join(directory, 'cgroup.procs'), 'utf8').catch(() => '');
       for (const pid of procs.split('\n').filter(Boolean)) {
@@ -131,7 +131,7 @@ async function removeCgroupDirs(directories: readonly string[]): Promise<void> {
         await rmdir(directory);
         break;
       } catch {
-        await new Promise(resolve => setTimeout(resolve, 20));
+        await new Promise(resolve => setTimeout(resolve, 5));
       }
     }
   }

@@ -16,6 +16,10 @@ import { startSandbox } from './local-sandbox';
 import type { RunningSandbox } from './local-sandbox';
 
 const isRoot = process.getuid?.() === 0;
+if (!isRoot && skipReason === undefined)
+  console.warn(
+    'SKIPPED: the uid drop and the cgroup limits exist only when the harness runs as root',
+  );
 
 describe.skipIf(skipReason !== undefined || !isRoot)(
   'as root, with Node in a directory only root can enter',
