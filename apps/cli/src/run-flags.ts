@@ -8,6 +8,10 @@ export interface RunFlags {
   observationType: ObservationType;
   screenWidth: number;
   screenHeight: number;
+  /** Local desktop limits (provider defaults when absent). */
+  memory?: number;
+  pids?: number;
+  cpus?: number;
   sleepAfterExecution: number;
   maxSteps: number;
   maxTrajectoryLength: number;

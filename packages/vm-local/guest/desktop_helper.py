@@ -14,12 +14,25 @@ accessibility tree, so that a slow or hung application cannot delay screenshots.
 and restarts a helper that misses its deadline.
 """
 
+import ctypes
 import json
 import os
 import struct
 import sys
 import time
 import zlib
+
+
+def _not_dumpable():
+    """Other processes of the desktop user (the agent's) may not ptrace this helper or open its
+    pipes through /proc/PID/fd (PR_SET_DUMPABLE = 4)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+_not_dumpable()
 
 _display = None
 _xfixes_ready = False

@@ -10,6 +10,7 @@ import { connect, createServer as createNetServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createGuestServer, defaultGuestDir } from './guest-server';
+import { attachTunnel } from './guest-tunnel';
 import { VERSION } from './version';
 
 const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) [options]
@@ -21,6 +22,9 @@ const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) 
   --token-file F      read the token from F, then delete F
   --a11y-deadline-ms N  time budget of one /accessibility walk (default 10000)
   --bridge NAME=PORT  with --socket: expose 127.0.0.1:PORT as NAME.sock next to the socket (CDP, VLC)
+  --helper-python P   the python3 the desktop helpers run with (default /usr/bin/python3)
+  --tunnel-port PORT  answer "CONNECT 127.0.0.1:PORT" (token required) by piping to that port;
+                      repeatable (the local sandbox's CDP and VLC bridges)
   --pyautogui MODE    auto | shim | system: put osharm's pyautogui stand-in on PYTHONPATH for
                       /execute and /run_python (auto = only when "import pyautogui" fails)
   --version, --help`;
@@ -35,6 +39,8 @@ function main(): void {
       'token-file': { type: 'string' },
       'a11y-deadline-ms': { type: 'string' },
       bridge: { type: 'string', multiple: true },
+      'tunnel-port': { type: 'string', multiple: true },
+      'helper-python': { type: 'string' },
       pyautogui: { type: 'string', default: 'auto' },
       version: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -73,6 +79,7 @@ function main(): void {
   const guest = createGuestServer({
     token: token || undefined,
     guestDir,
+    python: values['helper-python'],
     pythonPath: useShim ? [join(guestDir, 'python')] : [],
     accessibilityDeadlineMs: values['a11y-deadline-ms']
       ? Number(values['a11y-deadline-ms'])
@@ -83,6 +90,12 @@ function main(): void {
     console.error(`osharm-guest-server: ${error.message}`);
     process.exit(1);
   });
+  const tunnelPorts = (values['tunnel-port'] ?? []).map(port => {
+    if (!/^\d+$/.test(port)) throw new Error(`--tunnel-port wants a port number, got ${port}`);
+    return Number(port);
+  });
+  if (tunnelPorts.length > 0)
+    attachTunnel(server, { token: token || undefined, ports: tunnelPorts });
   const bridges: ReturnType<typeof createNetServer>[] = [];
   if (values.socket) {
     const socket = values.socket;

@@ -23,6 +23,8 @@ export interface GuestRequestOptions {
   readonly authorize?: boolean;
   /** @default 30000 */
   readonly timeoutMs?: number;
+  /** Fail (instead of buffering on) once the response body exceeds this many bytes. @default unlimited */
+  readonly maxBytes?: number;
   readonly abortSignal?: AbortSignal;
 }
 
@@ -63,7 +65,16 @@ export function guestRequest(
       },
       response => {
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let received = 0;
+        response.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (options.maxBytes !== undefined && received > options.maxBytes) {
+            reject(new Error(`guest response to ${path} exceeds ${options.maxBytes} bytes`));
+            request.destroy();
+            return;
+          }
+          chunks.push(chunk);
+        });
         response.on('end', () =>
           resolve({
             status: response.statusCode ?? 0,

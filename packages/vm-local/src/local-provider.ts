@@ -3,6 +3,7 @@ import { VmProviderError } from '@osharm/desktop-env';
 import { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
 import type { LocalApp } from './local-requirements';
 import { defaultWorkDir, startSandbox } from './local-sandbox';
+import { defaultResourceLimits } from './sandbox-limits';
 import type { RunningSandbox, SudoAttempt } from './local-sandbox';
 
 /** Settings of {@link createLocalProvider}. Every field is optional. */
@@ -31,8 +32,21 @@ export interface LocalProviderSettings {
   readonly hostUid?: number | null;
   /** Host directory for per-sandbox state (socket, sudo log). @default `${os.tmpdir()}/osharm-vm-local` */
   readonly workDir?: string;
-  /** Size cap of each of the sandbox's tmpfs mounts (/home, /tmp, /var/tmp), in MiB. @default 4096 */
+  /**
+   * Size cap of each of the sandbox's writable tmpfs mounts (/home, /tmp, /var/tmp, /run, /dev/shm),
+   * in MiB. Their pages also count against `memoryMb`. @default 4096
+   */
   readonly tmpfsSizeMb?: number;
+  /**
+   * Memory of the whole desktop (every process inside plus its tmpfs pages), in MiB; past it the
+   * kernel's OOM killer ends the largest process inside. Enforced by a cgroup (see the docs).
+   * @default 4096
+   */
+  readonly memoryMb?: number;
+  /** Processes and threads inside the desktop; forks past it fail. @default 512 */
+  readonly pids?: number;
+  /** CPU time of the desktop, in cores. @default the host's cores minus half a core (at least 0.5) */
+  readonly cpus?: number;
   /**
    * Also serve the guest server on the host's 127.0.0.1 (`true` = a free port, or a port number),
    * e.g. for poking at a desktop with curl; the endpoint's `baseUrl` / `serverPort` then name it.
@@ -109,6 +123,7 @@ export class LocalProvider implements VmProviderV1 {
    * The `sudo` / `su` attempts made inside the current sandbox since it started (none of them
    * ran: the stand-in records the call and fails as a wrong password does). Empty when no sandbox
    * runs. Read this before `revert()`, which starts a new, empty record.
+   * @throws {Error} when the desktop has ended by itself (the record lived inside it).
    */
   async sudoAttempts(): Promise<SudoAttempt[]> {
     return this.sandbox ? this.sandbox.sudoAttempts() : [];
@@ -143,6 +158,11 @@ export class LocalProvider implements VmProviderV1 {
         hostUid: this.settings.hostUid === undefined ? 65534 : this.settings.hostUid,
         workDir: this.settings.workDir ?? defaultWorkDir(),
         tmpfsSizeMb: this.settings.tmpfsSizeMb ?? 4096,
+        limits: {
+          memoryMb: this.settings.memoryMb ?? defaultResourceLimits().memoryMb,
+          pids: this.settings.pids ?? defaultResourceLimits().pids,
+          cpus: this.settings.cpus ?? defaultResourceLimits().cpus,
+        },
         bwrap: this.settings.bwrapPath ?? process.env.OSHARM_BWRAP ?? 'bwrap',
         tcpPort:
           this.settings.exposeTcp === true

@@ -1,36 +1,26 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { constants, existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
-import {
-  chmod,
-  chown,
-  copyFile,
-  mkdir,
-  mkdtemp,
-  open,
-  readdir,
-  rm,
-  writeFile,
-} from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { existsSync, realpathSync } from 'node:fs';
+import { chmod, chown, copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import { guestRequest } from './local-guest-request';
-
-/** Where things are inside every sandbox. */
-const inside = {
-  package: '/opt/osharm/vm-local',
-  node: '/opt/osharm/node',
-  bin: '/opt/osharm/bin',
-  harness: '/run/harness',
-} as const;
+import { bubblewrapArgs, inside } from './sandbox-args';
+import { pinGuestSocket, sealHarnessDir, socketBridge, tunnelBridge } from './sandbox-channel';
+import { createSandboxLimits, removeStaleCgroups } from './sandbox-limits';
+import type { LimitUsage, ResourceLimits } from './sandbox-limits';
+import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
+import { createStateDir, reapStaleStateDirs } from './sandbox-state';
 
 /** Ports inside the sandbox that get a host-side TCP bridge. */
 const bridgedPorts = { cdp: 9222, vlc: 8080 } as const;
+
+/** The largest sudo log the host reads back. */
+const sudoLogCapBytes = 1024 * 1024;
 
 /** Everything {@link startSandbox} needs (resolved provider settings). */
 export interface SandboxOptions {
@@ -42,9 +32,14 @@ export interface SandboxOptions {
   readonly hostUid: number | null;
   readonly workDir: string;
   readonly tmpfsSizeMb: number;
+  readonly limits: ResourceLimits;
   readonly bwrap: string;
   /** Also serve the guest server on 127.0.0.1 (0 = any free port); undefined = socket only. */
   readonly tcpPort: number | undefined;
+  /** The Node binary to run the guest server with. @default process.execPath */
+  readonly nodePath?: string;
+  /** The package directory to bind (dist/ and guest/). @default this package */
+  readonly packageDir?: string;
   readonly onLog?: (line: string) => void;
   readonly abortSignal?: AbortSignal;
 }
@@ -68,8 +63,12 @@ export interface RunningSandbox {
   readonly endpoint: GuestEndpoint;
   /** PID of the outer bwrap process (killing it ends everything inside). */
   readonly pid: number;
-  /** The host directory bound at /run/harness (socket, sudo log). */
+  /** The host directory bound at /run/harness (the guest server's socket; read-only once started). */
   readonly harnessDir: string;
+  /** What enforces the resource limits (`cgroup v1 (memory, pids, cpu)`, …). */
+  readonly limitMechanism: string;
+  /** The limits' counters (peak memory, OOM kills, refused forks). */
+  limitUsage(): LimitUsage;
   /** The last lines the sandbox wrote to stdout/stderr. */
   logTail(): string;
   sudoAttempts(): Promise<SudoAttempt[]>;
@@ -88,220 +87,13 @@ function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
-/** Whether an unprivileged host account can read `path` (o+x on every parent, o+r on it). */
-function worldReadable(path: string, needsExecute = false): boolean {
-  try {
-    const real = realpathSync(path);
-    const parts = real.split('/').filter(Boolean);
-    let current = '';
-    for (const part of parts.slice(0, -1)) {
-      current += `/${part}`;
-      if (!(statSync(current).mode & 0o001)) return false;
-    }
-    const mode = statSync(real).mode;
-    if (!(mode & 0o004)) return false;
-    if (needsExecute && !(mode & 0o001)) return false;
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function packageWorldReadable(root: string): boolean {
-  return [
-    'dist/guest-server-bin.js',
-    'guest/sandbox-init.sh',
-    'guest/sandbox-session.sh',
-    'guest/desktop_helper.py',
-    'guest/python/pyautogui/__init__.py',
-  ].every(file => worldReadable(join(root, file)));
-}
-
-/** Top-level links of a merged-/usr system (/bin → usr/bin …) or real directories. */
-function systemRootArgs(): string[] {
-  const args: string[] = ['--ro-bind', '/usr', '/usr'];
-  for (const name of ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']) {
-    const path = `/${name}`;
-    let info;
-    try {
-      info = lstatSync(path);
-    } catch {
-      continue;
-    }
-    if (info.isSymbolicLink()) args.push('--symlink', realpathSync(path).replace(/^\//, ''), path);
-    else if (info.isDirectory()) args.push('--ro-bind', path, path);
-  }
-  return args;
-}
-
-/** Host files inside /etc that must not be readable in the sandbox. */
-function etcMaskArgs(): string[] {
-  const args: string[] = [];
-  for (const file of [
-    '/etc/shadow',
-    '/etc/shadow-',
-    '/etc/gshadow',
-    '/etc/gshadow-',
-    '/etc/sudoers',
-    '/etc/security/opasswd',
-  ]) {
-    if (existsSync(file)) args.push('--ro-bind', '/dev/null', file);
-  }
-  for (const directory of ['/etc/ssh', '/etc/ssl/private', '/etc/sudoers.d']) {
-    if (existsSync(directory)) args.push('--tmpfs', directory);
-  }
-  return args;
-}
-
-/**
- * The bwrap command line: a fresh tmpfs home, /tmp and /run; the host's /usr, /etc (secrets masked),
- * /var/lib and /var/cache read-only; nothing else of the host (no /root, /home, /work, /srv, /opt);
- * a user namespace with uid 1000 and no capabilities; private pid, net, ipc, uts and cgroup
- * namespaces; the harness directory as the only writable host path.
- */
-export function bubblewrapArgs(options: {
-  readonly stateDir: string;
-  readonly harnessDir: string;
-  readonly packageDir: string;
-  readonly nodePath: string;
-  readonly env: Readonly<Record<string, string>>;
-  readonly tmpfsSizeMb: number;
-  readonly overrideSudo: readonly string[];
-}): string[] {
-  const size = String(options.tmpfsSizeMb * 1024 * 1024);
-  const args = [
-    ...systemRootArgs(),
-    '--ro-bind',
-    '/etc',
-    '/etc',
-    ...etcMaskArgs(),
-    '--ro-bind',
-    join(options.stateDir, 'passwd'),
-    '/etc/passwd',
-    '--ro-bind',
-    join(options.stateDir, 'group'),
-    '/etc/group',
-    '--ro-bind',
-    join(options.stateDir, 'hostname'),
-    '/etc/hostname',
-    '--ro-bind-try',
-    '/sys',
-    '/sys',
-    '--ro-bind-try',
-    '/var/lib',
-    '/var/lib',
-    '--ro-bind-try',
-    '/var/cache',
-    '/var/cache',
-    '--size',
-    size,
-    '--tmpfs',
-    '/var/tmp',
-    '--symlink',
-    '../run',
-    '/var/run',
-    '--symlink',
-    '../run/lock',
-    '/var/lock',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--size',
-    size,
-    '--tmpfs',
-    '/tmp',
-    '--size',
-    size,
-    '--tmpfs',
-    '/home',
-    '--dir',
-    '/home/user',
-    '--tmpfs',
-    '/run',
-    '--dir',
-    '/run/lock',
-    '--bind',
-    options.harnessDir,
-    inside.harness,
-    '--ro-bind',
-    options.packageDir,
-    inside.package,
-    '--ro-bind',
-    options.nodePath,
-    inside.node,
-    '--ro-bind',
-    join(options.stateDir, 'bin'),
-    inside.bin,
-  ];
-  for (const target of options.overrideSudo) {
-    args.push(
-      '--ro-bind',
-      join(options.stateDir, 'bin', target.endsWith('su') ? 'su' : 'sudo'),
-      target,
-    );
-  }
-  args.push(
-    '--unshare-user',
-    '--uid',
-    '1000',
-    '--gid',
-    '1000',
-    '--unshare-pid',
-    '--unshare-net',
-    '--unshare-ipc',
-    '--unshare-uts',
-    '--unshare-cgroup-try',
-    '--hostname',
-    'desktop',
-    '--cap-drop',
-    'ALL',
-    '--die-with-parent',
-    '--new-session',
-    '--chdir',
-    '/home/user',
-    '--clearenv',
-  );
-  for (const [name, value] of Object.entries(options.env)) args.push('--setenv', name, value);
-  args.push('--', '/bin/bash', `${inside.package}/guest/sandbox-init.sh`);
-  return args;
-}
-
-/** A host TCP port on 127.0.0.1 forwarding every connection to a unix socket. */
-function bridge(socketPath: string, port = 0): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer(client => {
-      const upstream = connect(socketPath);
-      client.pipe(upstream).pipe(client);
-      client.on('error', () => upstream.destroy());
-      upstream.on('error', () => client.destroy());
-    });
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
-
 function delay(ms: number): Promise<void> {
   return new Promise(resolve => setTimeout(resolve, ms));
 }
 
-/**
- * Starts one sandboxed desktop and waits until its guest server answers.
- * @throws {Error} when the sandbox exits early, is aborted, or does not answer within the timeout.
- */
-export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
-  const packageDir = packageRoot();
-  if (!existsSync(join(packageDir, 'dist', 'guest-server-bin.js'))) {
-    throw new Error(
-      `${join(packageDir, 'dist', 'guest-server-bin.js')} is missing: build @osharm/vm-local first`,
-    );
-  }
-  const nodePath = realpathSync(process.execPath);
-  await mkdir(options.workDir, { recursive: true });
-  const stateDir = await mkdtemp(join(options.workDir, 'osharm-local-'));
-  const harnessDir = join(stateDir, 'harness');
+/** Writes the files bwrap binds (passwd, group, hostname, the shims) into the state directory. */
+async function writeStateFiles(stateDir: string, packageDir: string): Promise<void> {
   const binDir = join(stateDir, 'bin');
-  await mkdir(harnessDir, { mode: 0o700 });
   await mkdir(binDir);
   for (const name of await readdir(join(packageDir, 'guest', 'bin'))) {
     await copyFile(join(packageDir, 'guest', 'bin', name), join(binDir, name));
@@ -313,12 +105,50 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   );
   await writeFile(join(stateDir, 'group'), 'root:x:0:\nuser:x:1000:\nnogroup:x:65534:\n');
   await writeFile(join(stateDir, 'hostname'), 'desktop\n');
+}
 
-  // As root, run bwrap as an unprivileged host account so that the sandbox's uid 1000 is not host
-  // root (it could read root-only host files otherwise), when that account can read what we bind.
-  let runAs: number | null = null;
+/**
+ * Starts one sandboxed desktop and waits until its guest server answers.
+ * @throws {Error} when the sandbox exits early, is aborted, does not answer within the timeout,
+ *   or (as root) the unprivileged host account cannot read the package.
+ */
+export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const packageDir = options.packageDir ?? packageRoot();
+  if (!existsSync(join(packageDir, 'dist', 'guest-server-bin.js'))) {
+    throw new Error(
+      `${join(packageDir, 'dist', 'guest-server-bin.js')} is missing: build @osharm/vm-local first`,
+    );
+  }
+  await mkdir(options.workDir, { recursive: true });
+  const reaped = await reapStaleStateDirs(options.workDir);
+  if (reaped.length > 0) {
+    await removeStaleCgroups(reaped);
+    options.onLog?.(
+      `osharm vm-local: removed ${reaped.length} state dir(s) of harness processes that are gone`,
+    );
+  }
+  // As root, bwrap runs as an unprivileged host account so that the sandbox's uid 1000 is not host
+  // root (it could read root-only host files otherwise). Never silently otherwise: the package
+  // must be readable by that account, and Node is copied where it can run it.
+  const runAs = isRoot() && options.hostUid !== null ? options.hostUid : null;
+  if (runAs !== null) assertReadableBy(runAs, packageDir, options.workDir);
+  const nodePath = await executeOnlyCopy(
+    options.workDir,
+    realpathSync(options.nodePath ?? process.execPath),
+    'node',
+  );
+  const pythonPath = await executeOnlyCopy(options.workDir, '/usr/bin/python3', 'python3');
+
+  const stateDir = await createStateDir(options.workDir);
+  const harnessDir = join(stateDir, 'harness');
+  const controlDir = join(stateDir, 'control');
+  await mkdir(harnessDir, { mode: 0o700 });
+  await mkdir(controlDir, { mode: 0o700 });
+  await writeStateFiles(stateDir, packageDir);
+
   // The token and the caller's extra environment travel in files only the sandbox account can
-  // read (bwrap's command line, --setenv included, is visible to every host user in `ps`).
+  // read (bwrap's command line, --setenv included, is visible to every host user in `ps`); the
+  // init script moves them out of the harness directory before anything else runs.
   const token = randomBytes(24).toString('base64url');
   const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
   const extraEnv = Object.entries(options.env)
@@ -327,17 +157,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     .join('');
   await writeFile(join(harnessDir, '.token'), token, { mode: 0o600 });
   await writeFile(join(harnessDir, '.env'), extraEnv, { mode: 0o600 });
-  if (isRoot() && options.hostUid !== null) {
-    if (worldReadable(nodePath, true) && packageWorldReadable(packageDir)) {
-      runAs = options.hostUid;
-      await chmod(stateDir, 0o711);
-      for (const path of [harnessDir, join(harnessDir, '.token'), join(harnessDir, '.env')]) {
-        await chown(path, runAs, runAs);
-      }
-    } else {
-      options.onLog?.(
-        `osharm vm-local: ${packageDir} or ${nodePath} is not readable by uid ${options.hostUid}; the sandbox runs mapped to host root`,
-      );
+  if (runAs !== null) {
+    await chmod(stateDir, 0o711);
+    for (const path of [harnessDir, join(harnessDir, '.token'), join(harnessDir, '.env')]) {
+      await chown(path, runAs, runAs);
     }
   }
 
@@ -351,9 +174,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     OSHARM_GUEST: inside.package,
     OSHARM_NODE: inside.node,
     OSHARM_SCREEN: `${width}x${height}x24`,
-    OSHARM_SUDO_LOG: `${inside.harness}/sudo.log`,
+    OSHARM_SUDO_LOG: `${inside.state}/sudo.log`,
     OSHARM_SERVER_ARGS: [
-      ...Object.entries(bridgedPorts).map(([name, port]) => `--bridge ${name}=${port}`),
+      ...Object.values(bridgedPorts).map(port => `--tunnel-port ${port}`),
+      `--helper-python ${inside.python}`,
       `--a11y-deadline-ms ${options.accessibilityDeadlineMs}`,
     ].join(' '),
   };
@@ -363,11 +187,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     harnessDir,
     packageDir,
     nodePath,
+    pythonPath,
     env,
     tmpfsSizeMb: options.tmpfsSizeMb,
     overrideSudo,
   });
-  const [command, commandArgs] =
+  const dropped: [string, string[]] =
     runAs === null
       ? [options.bwrap, args]
       : [
@@ -384,6 +209,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
             ...args,
           ],
         ];
+  const limits = await createSandboxLimits(basename(stateDir), options.limits, options.onLog);
+  const [command, commandArgs] = limits.wrap(...dropped);
 
   let log = '';
   const appendLog = (chunk: Buffer) => {
@@ -391,7 +218,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     log = (log + text).slice(-64 * 1024);
     if (options.onLog) for (const line of text.split('\n')) if (line.trim()) options.onLog(line);
   };
-  const child: ChildProcess = spawn(command as string, commandArgs as string[], {
+  const child: ChildProcess = spawn(command, commandArgs, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
@@ -411,7 +238,6 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     });
   });
 
-  const socketPath = join(harnessDir, 'guest.sock');
   const bridges: Server[] = [];
   let destroyed = false;
   const destroy = async (): Promise<void> => {
@@ -425,20 +251,15 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       }
       await Promise.race([exitPromise, delay(5_000)]);
     }
+    await limits.remove();
     await Promise.all(
       bridges.map(server => new Promise<void>(resolve => server.close(() => resolve()))),
     );
+    await chmod(harnessDir, 0o700).catch(() => undefined);
     await rm(stateDir, { recursive: true, force: true }).catch(() => undefined);
   };
 
-  const endpointBase = {
-    baseUrl: 'http://localhost',
-    host: 'localhost',
-    serverPort: 0,
-    socketPath,
-    token,
-    screen: { width, height },
-  };
+  let endpointBase: GuestEndpoint | undefined;
   try {
     const deadline = Date.now() + options.startTimeoutMs;
     for (;;) {
@@ -451,7 +272,19 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
           `the guest server did not answer within ${options.startTimeoutMs} ms:\n${log.trim().slice(-4000)}`,
         );
       }
-      if (existsSync(socketPath)) {
+      if (!endpointBase && existsSync(join(harnessDir, 'guest.sock'))) {
+        // Pinned before the first request (and so before any agent code can run inside).
+        const socketPath = await pinGuestSocket(harnessDir, controlDir);
+        endpointBase = {
+          baseUrl: 'http://localhost',
+          host: 'localhost',
+          serverPort: 0,
+          socketPath,
+          token,
+          screen: { width, height },
+        };
+      }
+      if (endpointBase) {
         const answer = await guestRequest(endpointBase, '/platform', { timeoutMs: 2_000 }).catch(
           () => undefined,
         );
@@ -459,10 +292,11 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       }
       await delay(10);
     }
-    for (const name of Object.keys(bridgedPorts)) {
-      bridges.push(await bridge(join(harnessDir, `${name}.sock`)));
-    }
-    if (options.tcpPort !== undefined) bridges.push(await bridge(socketPath, options.tcpPort));
+    await sealHarnessDir(harnessDir);
+    const channel = { socketPath: endpointBase.socketPath as string, token };
+    for (const port of Object.values(bridgedPorts)) bridges.push(await tunnelBridge(channel, port));
+    if (options.tcpPort !== undefined)
+      bridges.push(await socketBridge(channel.socketPath, options.tcpPort));
   } catch (error) {
     await destroy();
     throw error;
@@ -480,53 +314,61 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     chromiumUrl: `http://127.0.0.1:${port(bridges[0])}`,
     vlcUrl: `http://127.0.0.1:${port(bridges[1])}`,
   };
+  const channelEndpoint = endpointBase;
 
   return {
     endpoint,
     pid: child.pid as number,
     harnessDir,
+    limitMechanism: limits.mechanism,
+    limitUsage: () => limits.usage(),
     logTail: () => log,
     get exited() {
       return exited;
     },
-    sudoAttempts: () => readSudoLog(join(harnessDir, 'sudo.log')),
+    sudoAttempts: () => {
+      if (exited || destroyed)
+        return Promise.reject(new Error('the desktop has ended; its sudo record went with it'));
+      return readSudoLog(channelEndpoint);
+    },
     destroy,
   };
 }
 
-/** Reads the sudo log the sandbox wrote, without following links the sandbox may have planted. */
-async function readSudoLog(path: string): Promise<SudoAttempt[]> {
-  let handle;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return [];
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) return [];
-    const buffer = Buffer.alloc(Math.min(info.size, 1024 * 1024));
-    await handle.read(buffer, 0, buffer.length, 0);
-    const attempts: SudoAttempt[] = [];
-    for (const line of buffer.toString('utf8').split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const entry = JSON.parse(line) as Partial<SudoAttempt>;
-        attempts.push({
-          time: String(entry.time ?? ''),
-          tool: String(entry.tool ?? 'sudo'),
-          argv: Array.isArray(entry.argv) ? entry.argv.map(String) : [],
-          cwd: String(entry.cwd ?? ''),
-          tty: Boolean(entry.tty),
-        });
-      } catch {
-        // a line the sandbox mangled
-      }
+/**
+ * Reads the sudo log the stand-in keeps inside the sandbox (on /run's tmpfs), through the guest
+ * channel, capped at 1 MiB. The agent can rewrite it, as it could any file of the desktop user.
+ */
+async function readSudoLog(endpoint: GuestEndpoint): Promise<SudoAttempt[]> {
+  const response = await guestRequest(endpoint, '/file', {
+    method: 'POST',
+    body: {
+      data: new URLSearchParams({ file_path: `${inside.state}/sudo.log` }).toString(),
+      contentType: 'application/x-www-form-urlencoded',
+    },
+    maxBytes: sudoLogCapBytes,
+    timeoutMs: 10_000,
+  });
+  if (response.status === 404) return [];
+  if (response.status !== 200)
+    throw new Error(`reading the sudo log failed: HTTP ${response.status}`);
+  const attempts: SudoAttempt[] = [];
+  for (const line of response.body.toString('utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const entry = JSON.parse(line) as Partial<SudoAttempt>;
+      attempts.push({
+        time: String(entry.time ?? ''),
+        tool: String(entry.tool ?? 'sudo'),
+        argv: Array.isArray(entry.argv) ? entry.argv.map(String) : [],
+        cwd: String(entry.cwd ?? ''),
+        tty: Boolean(entry.tty),
+      });
+    } catch {
+      // a line the sandbox mangled
     }
-    return attempts;
-  } finally {
-    await handle.close();
   }
+  return attempts;
 }
 
 /** The default directory for per-sandbox host state. */

@@ -77,6 +77,21 @@ export function runCommand(run: CliRun): Command {
       1080,
     )
     .option(
+      '--memory <MiB>',
+      'local desktop: memory limit per desktop (default 4096)',
+      number('--memory', { integer: true, min: 256 }),
+    )
+    .option(
+      '--pids <n>',
+      'local desktop: process limit per desktop (default 512)',
+      number('--pids', { integer: true, min: 64 }),
+    )
+    .option(
+      '--cpus <cores>',
+      'local desktop: CPU limit per desktop (default: cores - 0.5)',
+      number('--cpus', { min: 0.1 }),
+    )
+    .option(
       '--sleep-after-execution <s>',
       'seconds to wait after each action',
       number('--sleep-after-execution'),
@@ -236,7 +251,12 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
   for (let index = 0; index < Math.min(flags.numEnvs, Math.max(1, pending.length)); index += 1) {
     providers.push(
       flags.provider === 'local'
-        ? createLocalProvider({ screen: { width: flags.screenWidth, height: flags.screenHeight } })
+        ? createLocalProvider({
+            screen: { width: flags.screenWidth, height: flags.screenHeight },
+            memoryMb: flags.memory,
+            pids: flags.pids,
+            cpus: flags.cpus,
+          })
         : createVmwareProvider({
             vmxPath: at(flags.pathToVm),
             headless: flags.headless ?? false,

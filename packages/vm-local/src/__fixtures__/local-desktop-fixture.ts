@@ -1,9 +1,12 @@
 // Helpers shared by the real-desktop suites (not part of the package).
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import { guestRequest } from '../local-guest-request';
 import type { GuestResponse } from '../local-guest-request';
+import { defaultWorkDir } from '../local-sandbox';
+import type { SandboxOptions } from '../local-sandbox';
+import { defaultResourceLimits } from '../sandbox-limits';
 
 function onPath(program: string): boolean {
   return ['/usr/bin', '/bin', '/usr/local/bin'].some(directory => {
@@ -147,4 +150,64 @@ export async function convertInside(
     `cd "$(dirname ${source})" && soffice -env:UserInstallation=file:///tmp/lo-convert --headless --convert-to ${format} ${source}`,
   );
   if (result.returncode !== 0) throw new Error(`conversion failed: ${result.error}`);
+}
+
+/** Sandbox options as the provider resolves them by default, with overrides (for startSandbox). */
+export function sandboxOptions(overrides: Partial<SandboxOptions> = {}): SandboxOptions {
+  return {
+    screen: { width: 1280, height: 720 },
+    env: {},
+    startTimeoutMs: 30_000,
+    accessibilityDeadlineMs: 10_000,
+    hostUid: 65534,
+    workDir: defaultWorkDir(),
+    tmpfsSizeMb: 4096,
+    limits: defaultResourceLimits(),
+    bwrap: process.env.OSHARM_BWRAP ?? 'bwrap',
+    tcpPort: undefined,
+    ...overrides,
+  };
+}
+
+/** Host pids of `pid` and every process below it (from /proc). */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const result: number[] = [];
+  const walk = (current: number) => {
+    result.push(current);
+    for (const child of children.get(current) ?? []) walk(child);
+  };
+  walk(pid);
+  return result;
+}
+
+/** The real, effective, saved and filesystem uid of a host process, or undefined once gone. */
+export function hostUids(pid: number): number[] | undefined {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find(entry => entry.startsWith('Uid:'));
+    return line?.split(/\s+/).slice(1, 5).map(Number);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The command line of a host process ('' once gone). */
+export function hostCommandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
 }

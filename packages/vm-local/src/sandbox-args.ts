@@ -1,0 +1,172 @@
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Where things are inside every sandbox. */
+export const inside = {
+  package: '/opt/osharm/vm-local',
+  node: '/opt/osharm/node',
+  /** Debian's python3, execute-only, for the guest server's desktop helpers. */
+  python: '/opt/osharm/python3',
+  bin: '/opt/osharm/bin',
+  /** The host directory bound read-write (the guest server's socket only; sealed after start). */
+  harness: '/run/harness',
+  /** Sandbox-private state (sudo log), on /run's capped tmpfs. */
+  state: '/run/osharm',
+} as const;
+
+/** Size of the tmpfs mounts that only mask a host directory (they stay empty and read-only). */
+const maskSizeBytes = 64 * 1024;
+
+/** Top-level links of a merged-/usr system (/bin → usr/bin …) or real directories. */
+function systemRootArgs(): string[] {
+  const args: string[] = ['--ro-bind', '/usr', '/usr'];
+  for (const name of ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']) {
+    const path = `/${name}`;
+    let info;
+    try {
+      info = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (info.isSymbolicLink()) args.push('--symlink', realpathSync(path).replace(/^\//, ''), path);
+    else if (info.isDirectory()) args.push('--ro-bind', path, path);
+  }
+  return args;
+}
+
+/** Host files inside /etc that must not be readable in the sandbox; returns the masked dirs too. */
+function etcMaskArgs(): { args: string[]; maskedDirs: string[] } {
+  const args: string[] = [];
+  for (const file of [
+    '/etc/shadow',
+    '/etc/shadow-',
+    '/etc/gshadow',
+    '/etc/gshadow-',
+    '/etc/sudoers',
+    '/etc/security/opasswd',
+  ]) {
+    if (existsSync(file)) args.push('--ro-bind', '/dev/null', file);
+  }
+  const maskedDirs = ['/etc/ssh', '/etc/ssl/private', '/etc/sudoers.d'].filter(directory =>
+    existsSync(directory),
+  );
+  for (const directory of maskedDirs) {
+    args.push('--size', String(maskSizeBytes), '--tmpfs', directory);
+  }
+  return { args, maskedDirs };
+}
+
+/**
+ * The bwrap command line: a fresh tmpfs home, /tmp and /run (each capped); the host's /usr, /etc
+ * (secrets masked), /var/lib and /var/cache read-only; nothing else of the host (no /root, /home,
+ * /work, /srv, /opt); a user namespace with uid 1000 and no capabilities; private pid, net, ipc,
+ * uts and cgroup namespaces; the harness directory (the guest server's socket) as the only host
+ * path it may write; `/`, `/dev` and the masks remounted read-only so that no uncapped tmpfs is
+ * writable.
+ */
+export function bubblewrapArgs(options: {
+  readonly stateDir: string;
+  readonly harnessDir: string;
+  readonly packageDir: string;
+  readonly nodePath: string;
+  readonly pythonPath: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly tmpfsSizeMb: number;
+  readonly overrideSudo: readonly string[];
+}): string[] {
+  const size = String(options.tmpfsSizeMb * 1024 * 1024);
+  const sized = (target: string) => ['--size', size, '--tmpfs', target];
+  const masks = etcMaskArgs();
+  const args = [
+    ...systemRootArgs(),
+    '--ro-bind',
+    '/etc',
+    '/etc',
+    ...masks.args,
+    '--ro-bind',
+    join(options.stateDir, 'passwd'),
+    '/etc/passwd',
+    '--ro-bind',
+    join(options.stateDir, 'group'),
+    '/etc/group',
+    '--ro-bind',
+    join(options.stateDir, 'hostname'),
+    '/etc/hostname',
+    '--ro-bind-try',
+    '/sys',
+    '/sys',
+    '--ro-bind-try',
+    '/var/lib',
+    '/var/lib',
+    '--ro-bind-try',
+    '/var/cache',
+    '/var/cache',
+    ...sized('/var/tmp'),
+    '--symlink',
+    '../run',
+    '/var/run',
+    '--symlink',
+    '../run/lock',
+    '/var/lock',
+    '--dev',
+    '/dev',
+    ...sized('/dev/shm'),
+    '--proc',
+    '/proc',
+    ...sized('/tmp'),
+    ...sized('/home'),
+    '--dir',
+    '/home/user',
+    ...sized('/run'),
+    '--dir',
+    '/run/lock',
+    '--bind',
+    options.harnessDir,
+    inside.harness,
+    '--ro-bind',
+    options.packageDir,
+    inside.package,
+    '--ro-bind',
+    options.nodePath,
+    inside.node,
+    '--ro-bind',
+    options.pythonPath,
+    inside.python,
+    '--ro-bind',
+    join(options.stateDir, 'bin'),
+    inside.bin,
+  ];
+  for (const target of options.overrideSudo) {
+    args.push(
+      '--ro-bind',
+      join(options.stateDir, 'bin', target.endsWith('su') ? 'su' : 'sudo'),
+      target,
+    );
+  }
+  // bwrap's own root and /dev are tmpfs without a size cap: nothing needs to write there.
+  for (const target of ['/dev', ...masks.maskedDirs, '/']) args.push('--remount-ro', target);
+  args.push(
+    '--unshare-user',
+    '--uid',
+    '1000',
+    '--gid',
+    '1000',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--hostname',
+    'desktop',
+    '--cap-drop',
+    'ALL',
+    '--die-with-parent',
+    '--new-session',
+    '--chdir',
+    '/home/user',
+    '--clearenv',
+  );
+  for (const [name, value] of Object.entries(options.env)) args.push('--setenv', name, value);
+  args.push('--', '/bin/bash', `${inside.package}/guest/sandbox-init.sh`);
+  return args;
+}
