@@ -150,7 +150,7 @@ export async function openTrajectoryFile(
     if (info.size > options.maxBytes)
       refuse(
         'too-large',
-        `is ${formatBytes(info.size)}, over the ${formatBytes(options.maxBytes)} cap (raise it with the size flags)`,
+        `is ${formatBytes(info.size)}, over the ${formatBytes(options.maxBytes)} cap (raise the cap if the file is genuine)`,
       );
     if (options.kind === 'image') {
       const head = Buffer.alloc(12);
