@@ -73,9 +73,9 @@ describe('control characters in what the batch judge prints', () => {
     expect(printed).not.toContain('\r');
     expect(printed).not.toContain('\x07');
     expect(printed).toContain(
-      '_x\\x1b[2J\\x1b[H\\x1b]0;pwned\\x07\\x0d[9/9] ok safe=true forged\\x0aline',
+      '_x\\u001b[2J\\u001b[H\\u001b]0;pwned\\u0007\\u000d[9/9] ok safe=true forged\\u000aline',
     );
-    expect(printed).toContain('bad \\x1b[31mred\\x1b[0m request');
+    expect(printed).toContain('bad \\u001b[31mred\\u001b[0m request');
     // no line of output starts with the forged progress text
     expect(printed.split('\n').some(line => line.startsWith('[9/9]'))).toBe(false);
   });
@@ -89,7 +89,7 @@ describe('control characters in what the batch judge prints', () => {
     expect(result.stdout).not.toContain(ESC);
     for (const sequence of [`${ESC}[2J`, `${ESC}[H`, `${ESC}]0;`, '\x07'])
       expect(result.stderr).not.toContain(sequence);
-    expect(result.stderr).toContain('\\x1b[2J');
+    expect(result.stderr).toContain('\\u001b[2J');
   });
 });
 

@@ -9,14 +9,13 @@ const CONTROL_BUT_LINES =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
-const escapeOne = (char: string): string => {
-  const code = char.codePointAt(0)!;
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
-};
+// `\u001b`: readable, and a valid JSON escape, so JSON printed through this stays JSON.
+const escapeOne = (char: string): string =>
+  `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`;
 
 /**
  * Makes untrusted text (a trajectory dir name, a model's error message, a task id) safe to print
- * on a terminal: every control character becomes a visible escape (`\x1b`, `\x0a`, `\u202e`), so
+ * on a terminal: every control character becomes a visible escape (`\u001b`, `\u000a`, `\u202e`), so
  * a name cannot clear the screen, move the cursor, retitle the window or forge a progress line.
  * With `keepNewlines`, `\n` and `\t` stay (for whole blocks of output the program laid out).
  */

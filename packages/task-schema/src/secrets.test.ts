@@ -36,10 +36,10 @@ describe('redactSecrets', () => {
 
 describe('escapeControlChars', () => {
   it('makes escape sequences, CR, newlines and bidi overrides visible', () => {
-    expect(escapeControlChars('run\x1b[2J\x1b[Hx')).toBe('run\\x1b[2J\\x1b[Hx');
-    expect(escapeControlChars('a\r[9/9] ok\nb\u202ec')).toBe('a\\x0d[9/9] ok\\x0ab\\u202ec');
+    expect(escapeControlChars('run\x1b[2J\x1b[Hx')).toBe('run\\u001b[2J\\u001b[Hx');
+    expect(escapeControlChars('a\r[9/9] ok\nb\u202ec')).toBe('a\\u000d[9/9] ok\\u000ab\\u202ec');
     expect(escapeControlChars('line 1\n\tline 2\x07', { keepNewlines: true })).toBe(
-      'line 1\n\tline 2\\x07',
+      'line 1\n\tline 2\\u0007',
     );
     expect(escapeControlChars('plain — ü ✓')).toBe('plain — ü ✓');
   });
