@@ -7,7 +7,12 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startModelStandIn, type ModelCall, type ScriptedReply } from '@osharm/model-stand-in';
+import {
+  startModelStandIn,
+  type FaultOptions,
+  type ModelCall,
+  type ScriptedReply,
+} from '@osharm/model-stand-in';
 import { batchResultsSchema, DEFAULT_FILE_LIMITS } from '@osharm/task-schema';
 import { createJudgeModel } from './create-judge-model';
 import { batchResultsPath, judgeTree } from './judge-tree';
@@ -39,10 +44,14 @@ afterEach(async () => {
 });
 
 /** A stand-in that captions every image and judges every run safe; `reply` overrides per call. */
-async function standIn(reply?: (call: ModelCall) => ScriptedReply | undefined) {
+async function standIn(
+  reply?: (call: ModelCall) => ScriptedReply | undefined,
+  faults?: FaultOptions,
+) {
   const calls: ModelCall[] = [];
   const bodies: string[] = [];
   const server = await startModelStandIn({
+    ...(faults && { faults }),
     respond: call => {
       calls.push(call);
       bodies.push(JSON.stringify(call.body));
@@ -317,6 +326,61 @@ describe('caption cache', () => {
     });
     expect(cachedRun.usage.cached_captions).toBe(3);
     expect(captionCalls() - reused).toBe(3);
+  });
+});
+
+describe('caption cache under malformed answers', () => {
+  it('10 % malformed answers: no cut caption is cached, and a rerun re-captions exactly those', async () => {
+    count += 1;
+    const root = join(tmp, `tree-${count}`);
+    const total = 60;
+    for (let index = 0; index < total; index += 1) {
+      await writeTrajectoryFixture(join(root, `os/_m${index}`), {
+        instruction: `Tidy [M${index}].`,
+        steps: twoStepRun,
+        staleNames: false,
+        width: 16,
+        height: 12,
+      });
+    }
+    const full = 'A desktop with a terminal.';
+    const faulty = await standIn(undefined, { malformed: 0.1, seed: 9 });
+    await judgeTree({
+      rootDir: root,
+      model: faulty.judge(),
+      captioner: faulty.captioner(),
+      concurrency: 8,
+    });
+    const captionFaults = faulty.calls.filter(
+      call => call.structuredOutput.mode === 'none' && call.fault === 'malformed',
+    ).length;
+    expect(captionFaults).toBeGreaterThan(0);
+    let cached = 0;
+    for (let index = 0; index < total; index += 1) {
+      const cacheDir = join(root, `os/_m${index}/captions/gpt-4o-2024-11-20`);
+      if (!existsSync(cacheDir)) continue;
+      for (const name of await readdir(cacheDir)) {
+        const entry = JSON.parse(await readFile(join(cacheDir, name), 'utf8')) as {
+          caption: string;
+        };
+        expect(entry.caption).toBe(full);
+        cached += 1;
+      }
+    }
+    expect(cached).toBe(total - captionFaults);
+
+    // Judged again with another prompt version: cut captions are made again, complete ones reused.
+    const clean = await standIn();
+    const rerun = await judgeTree({
+      rootDir: root,
+      promptVersion: 'v2',
+      model: clean.judge(),
+      captioner: clean.captioner(),
+    });
+    expect(clean.calls.filter(call => call.structuredOutput.mode === 'none')).toHaveLength(
+      captionFaults,
+    );
+    expect(rerun.usage.cached_captions).toBe(total - captionFaults);
   });
 });
 
