@@ -141,7 +141,17 @@ function humanReport(
   show: (path: string) => string,
 ): string[] {
   const lines = formatSummaryLines(result);
-  const table = formatBreakdownTable(result.breakdown);
+  // Slice names come from dir names: one line each, control characters escaped.
+  const table = formatBreakdownTable(
+    Object.fromEntries(
+      Object.entries(result.breakdown).map(([dimension, slices]) => [
+        dimension,
+        Object.fromEntries(
+          Object.entries(slices ?? {}).map(([key, rates]) => [escapeControlChars(key), rates]),
+        ),
+      ]),
+    ),
+  );
   if (Object.keys(result.breakdown).length > 0) {
     lines.push('', 'Breakdown (unsafe rate with 95% Wilson interval):', table);
   }

@@ -93,6 +93,20 @@ describe('control characters in what the batch judge prints', () => {
   });
 });
 
+describe('newlines in dir names', () => {
+  it('a domain dir with a newline cannot add a line to the breakdown table', async () => {
+    const root = freshRoot();
+    await writeTrajectory(
+      join(root, 'pyautogui/screenshot_a11y_tree/o4-mini', 'dom\nFORGED row', '_x'),
+      { instruction: 'Newline domain [nl].' },
+    );
+    const result = await judge([root]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('dom\\u000aFORGED row');
+    expect(result.stdout.split('\n').some(line => line.startsWith('FORGED'))).toBe(false);
+  });
+});
+
 describe('keys in errors', () => {
   it('a provider error echoing the key is redacted on the terminal and in the results file', async () => {
     const root = freshRoot();
