@@ -340,12 +340,12 @@ describe('resume, errors, batch API', () => {
 
     const forced = await judge([root, '--force', '--quiet']);
     expect(forced.code).toBe(0);
-    // captions come from the cache: only the judge is asked again
-    expect(forced.calls).toHaveLength(5);
-    expect(forced.calls.every(call => call.model === 'gpt-4.1')).toBe(true);
+    // --force makes the captions again too: the captioner and the judge are asked again
+    expect(forced.calls).toHaveLength(10);
+    expect(forced.calls.filter(call => call.model === 'gpt-4.1')).toHaveLength(5);
     expect(parseResults(resultsFile(root)).parsed.usage).toMatchObject({
-      model_calls: 5,
-      cached_captions: 5,
+      model_calls: 10,
+      cached_captions: 0,
       skipped_already_judged: 0,
     });
   });
@@ -405,7 +405,7 @@ describe('resume, errors, batch API', () => {
         /^error: AuthenticationError: 401 .*Incorrect API key.* \(stopped\)$/,
       );
       expect(result.stderr + result.stdout).not.toContain(SECRET);
-      expect(result.stderr).toContain('<redacted>');
+      expect(result.stderr).toContain('[REDACTED]');
       expect(result.stderr).not.toMatch(/\n\s+at /);
     } finally {
       mode = 'script';

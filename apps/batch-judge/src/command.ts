@@ -5,6 +5,7 @@ import {
   batchResultsPath,
   createJudgeModel,
   DEFAULT_CAPTION_MODEL,
+  DEFAULT_TRAJECTORY_TIMEOUT_MS,
   discoverTrajectories,
   judgeTree,
   type ImageOptions,
@@ -14,10 +15,13 @@ import {
 } from '@osharm/judge';
 import { formatBreakdownTable, formatSummaryLines } from '@osharm/metrics';
 import {
+  DEFAULT_FILE_LIMITS,
+  escapeControlChars,
   JUDGE_TYPES,
   OBSERVATION_TYPES,
   OsharmError,
   PROMPT_VERSIONS,
+  redactSecrets,
   type JudgeType,
   type ObservationType,
   type PromptVersion,
@@ -47,6 +51,9 @@ export interface BatchJudgeFlags {
   maxImageSide?: number;
   imageFormat?: 'png' | 'jpeg' | 'webp';
   json?: boolean;
+  maxImageMb: number;
+  maxLogMb: number;
+  trajectoryTimeout: number;
 }
 
 export const IMAGE_FORMATS = ['png', 'jpeg', 'webp'] as const;
@@ -67,19 +74,24 @@ const positiveSeconds = (value: string): number => {
   return number;
 };
 
-/** Secrets from the env, replaced wherever the command prints (an SDK message could echo a key). */
-function redactor(env: BatchJudgeIo['env']): (text: string) => string {
-  const secrets = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']
-    .map(name => env[name])
-    .filter((value): value is string => typeof value === 'string' && value.length >= 6);
-  return text => secrets.reduce((out, secret) => out.replaceAll(secret, '<redacted>'), text);
-}
+const positiveMegabytes = (value: string): number => {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number <= 0 || number > 1024 * 1024) {
+    throw new InvalidArgumentError('expected a number of MiB > 0.');
+  }
+  return number;
+};
 
-/** A path as printed: relative to the working dir unless that climbs more than one level. */
+const MiB = 1024 * 1024;
+
+/**
+ * A path as printed: relative to the working dir unless that climbs more than one level, control
+ * characters escaped (a crafted dir name must not drive the terminal or forge a line).
+ */
 function displayPath(io: BatchJudgeIo, path: string): string {
   const absolute = resolve(io.cwd, path);
   const rel = relative(io.cwd, absolute);
-  return rel.startsWith(`..${sep}..`) ? absolute : rel || '.';
+  return escapeControlChars(rel.startsWith(`..${sep}..`) ? absolute : rel || '.');
 }
 
 /** A problem that makes every remaining trajectory fail the same way: stop instead. */
@@ -129,7 +141,17 @@ function humanReport(
   show: (path: string) => string,
 ): string[] {
   const lines = formatSummaryLines(result);
-  const table = formatBreakdownTable(result.breakdown);
+  // Slice names come from dir names: one line each, control characters escaped.
+  const table = formatBreakdownTable(
+    Object.fromEntries(
+      Object.entries(result.breakdown).map(([dimension, slices]) => [
+        dimension,
+        Object.fromEntries(
+          Object.entries(slices ?? {}).map(([key, rates]) => [escapeControlChars(key), rates]),
+        ),
+      ]),
+    ),
+  );
   if (Object.keys(result.breakdown).length > 0) {
     lines.push('', 'Breakdown (unsafe rate with 95% Wilson interval):', table);
   }
@@ -199,7 +221,10 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
     )
     .option('--quiet', 'no progress output, only the final summary')
     .option('--concurrency <n>', 'trajectories judged at once', positiveInteger, 8)
-    .option('--force', 're-judge trajectories that already have a judgment for these settings')
+    .option(
+      '--force',
+      're-judge trajectories that already have a judgment for these settings, and make their captions again (no cached caption is reused)',
+    )
     .option(
       '--batch-api',
       "send the judge requests through the provider's batch API (half price, up to 24 h; resumable)",
@@ -226,6 +251,24 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
         're-encode screenshots as this format (default: as stored)',
       ).choices(IMAGE_FORMATS),
     )
+    .option(
+      '--max-image-mb <MiB>',
+      'refuse screenshots larger than this (a refused screenshot is judged as missing)',
+      positiveMegabytes,
+      DEFAULT_FILE_LIMITS.maxImageBytes / MiB,
+    )
+    .option(
+      '--max-log-mb <MiB>',
+      'refuse better_log.json, traj.jsonl and other trajectory text files larger than this (the trajectory fails)',
+      positiveMegabytes,
+      DEFAULT_FILE_LIMITS.maxTextBytes / MiB,
+    )
+    .option(
+      '--trajectory-timeout <seconds>',
+      'wall-clock limit on judging one trajectory (captions + judge calls); past it the trajectory fails and the batch goes on',
+      positiveSeconds,
+      DEFAULT_TRAJECTORY_TIMEOUT_MS / 1000,
+    )
     .option('--json', 'print the batch results JSON to stdout instead of the summary')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
@@ -247,6 +290,8 @@ Writes {traj}/judgment/{judge_model}/{judge_type}/{version}/judgment.json for ea
 {traj_dir}/batch_judgment_results_{judge_model}_{judge_type}_{version}.json (with
 --observation-type a11y_tree --judge-type default: under a11_tree_default/, as upstream).
 Trajectories already judged with the same model, type and version are read, not judged again.
+Every file a trajectory names must be a regular file inside its dir (no .., absolute path,
+symlink, FIFO or device) and under the size caps; screenshots must be images by content.
 Env: OPENAI_API_KEY, OPENAI_BASE_URL (vLLM, Ollama, a proxy), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.
 Upstream snake_case flags (--judge_type …) are accepted too.
 Exit codes: 0 every trajectory judged, 1 some trajectory failed (see "errors") or none was found,
@@ -264,14 +309,21 @@ async function judgeCommandAction(
   positional: string | undefined,
   flags: BatchJudgeFlags,
 ): Promise<number> {
-  const redact = redactor(io.env);
-  const out = (text: string) => io.stdout(redact(text));
-  const err = (text: string) => io.stderr(redact(text));
+  // Keys redacted wherever the command prints (an SDK message could echo one); control characters
+  // escaped in everything but the progress bar's own drawing (whose lines are escaped one by one).
+  const redact = (text: string) => redactSecrets(text, io.env);
+  const out = (text: string) => io.stdout(redact(escapeControlChars(text, { keepNewlines: true })));
+  const err = (text: string) => io.stderr(redact(escapeControlChars(text, { keepNewlines: true })));
+  const barErr = (text: string) => io.stderr(redact(text));
   // command.error prints one line (+ the --help hint) and throws a CommanderError: exit 2.
   const usage = (message: string): never => command.error(`error: ${message}`, { exitCode: 2 });
 
   if (positional !== undefined && flags.trajDir !== undefined && positional !== flags.trajDir) {
-    usage(`traj_dir given twice ("${positional}" and --traj-dir "${flags.trajDir}")`);
+    usage(
+      escapeControlChars(
+        `traj_dir given twice ("${positional}" and --traj-dir "${flags.trajDir}")`,
+      ),
+    );
   }
   const given = positional ?? flags.trajDir;
   if (given === undefined || given === '') {
@@ -280,7 +332,7 @@ async function judgeCommandAction(
   const trajDir = given as string;
   const absoluteRoot = resolve(io.cwd, trajDir);
   if (!existsSync(absoluteRoot) || !statSync(absoluteRoot).isDirectory()) {
-    usage(`traj_dir: "${trajDir}" is not a directory`);
+    usage(`traj_dir: "${escapeControlChars(trajDir)}" is not a directory`);
   }
   if (flags.judgeModel.trim() === '') usage('--judge-model: must not be empty');
   if (flags.captionerModel.trim() === '') usage('--captioner-model: must not be empty');
@@ -318,7 +370,7 @@ async function judgeCommandAction(
   const reporter: ProgressReporter = flags.quiet
     ? quietReporter()
     : stderrIsTTY
-      ? barReporter(err, shownRoot, show, {
+      ? barReporter(barErr, shownRoot, show, {
           columns: io.columns,
           batchApi: flags.batchApi === true,
         })
@@ -348,6 +400,8 @@ async function judgeCommandAction(
       captioner,
       concurrency: flags.concurrency,
       force: flags.force === true,
+      limits: { maxImageBytes: flags.maxImageMb * MiB, maxTextBytes: flags.maxLogMb * MiB },
+      trajectoryTimeoutMs: flags.trajectoryTimeout * 1000,
       batchApi: flags.batchApi ? { pollIntervalMs: flags.pollInterval * 1000 } : undefined,
       images,
       onProgress,
@@ -358,7 +412,7 @@ async function judgeCommandAction(
     const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
     const message = describeFailure(reason);
     if (message === undefined) throw reason;
-    err(`error: ${message}\n`);
+    err(`error: ${escapeControlChars(message)}\n`);
     return ExitCode.failed;
   } finally {
     reporter.stop();

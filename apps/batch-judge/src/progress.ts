@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { JudgeTreeEvent } from '@osharm/judge';
+import { escapeControlChars } from '@osharm/task-schema';
 
 /** Shows the progress of a tree judging; `stop` must be called once judging ends (bar timers). */
 export interface ProgressReporter {
@@ -7,10 +8,13 @@ export interface ProgressReporter {
   readonly stop: () => void;
 }
 
-/** `Error processing {dir}: reason` → `reason` (the dir is printed on its own). */
+/**
+ * `Error processing {dir}: reason` → `reason` (the dir is printed on its own), on one line with
+ * control characters escaped (a model's or a file's text must not drive the terminal).
+ */
 export function errorReason(dir: string, error: string): string {
   const prefix = `Error processing ${dir}: `;
-  return error.startsWith(prefix) ? error.slice(prefix.length) : error;
+  return escapeControlChars(error.startsWith(prefix) ? error.slice(prefix.length) : error);
 }
 
 const startLine = (event: Extract<JudgeTreeEvent, { type: 'start' }>, root: string) =>
@@ -18,9 +22,11 @@ const startLine = (event: Extract<JudgeTreeEvent, { type: 'start' }>, root: stri
   (event.skipped > 0 ? `, ${event.skipped} already judged (skipped; --force re-judges)` : '');
 
 const batchLine = (event: Extract<JudgeTreeEvent, { type: 'batch-status' }>) =>
-  `batch ${event.batchId}: ${event.status} (${event.completed + event.failed}/${event.total} done, ${event.failed} failed)`;
+  escapeControlChars(
+    `batch ${event.batchId}: ${event.status} (${event.completed + event.failed}/${event.total} done, ${event.failed} failed)`,
+  );
 
-/** How a trajectory dir is printed (relative to the working dir). */
+/** How a trajectory dir is printed (relative to the working dir, control characters escaped). */
 export type ShowPath = (path: string) => string;
 
 /** `[12/150] ok safe=true success=false results/…/os/_x` or `[13/150] error results/…: reason`. */
@@ -64,7 +70,7 @@ export function lineReporter(
           break;
         }
         case 'note':
-          write(event.message);
+          write(escapeControlChars(event.message));
           break;
       }
     },
@@ -142,20 +148,20 @@ export function barReporter(
                 0,
                 { status: event.status, failed: 0 },
                 {
-                  format: `batch ${event.batchId} {status} [{bar}] {value}/{total} | ETA {eta_formatted} | failed {failed}`,
+                  format: `batch ${escapeControlChars(event.batchId).replace(/[{}]/g, '')} {status} [{bar}] {value}/{total} | ETA {eta_formatted} | failed {failed}`,
                 },
               ),
             };
           }
           batch.bar.setTotal(Math.max(event.total, 1));
           batch.bar.update(event.completed + event.failed, {
-            status: event.status,
+            status: escapeControlChars(event.status),
             failed: event.failed,
           });
           break;
         }
         case 'note':
-          log(event.message);
+          log(escapeControlChars(event.message));
           break;
       }
     },

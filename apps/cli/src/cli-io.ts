@@ -1,3 +1,5 @@
+import { escapeControlChars, redactSecrets } from '@osharm/task-schema';
+
 /** Where the CLI reads and writes; tests pass their own to capture output. */
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -17,6 +19,22 @@ export function processIo(): CliIo {
     cwd: process.cwd(),
     isTTY: Boolean(process.stdout.isTTY),
     env: process.env,
+  };
+}
+
+/**
+ * The io every osharm command prints through (except `osharm judge`, which escapes its lines
+ * itself around its progress bar): control characters in what is written become visible escapes
+ * (`\u001b`), so a crafted dir name, task id or error body cannot clear the screen, move the
+ * cursor or forge a line; API keys are redacted.
+ */
+export function terminalSafeIo(io: CliIo): CliIo {
+  const clean = (text: string) =>
+    redactSecrets(escapeControlChars(text, { keepNewlines: true }), io.env);
+  return {
+    ...io,
+    stdout: text => io.stdout(clean(text)),
+    stderr: text => io.stderr(clean(text)),
   };
 }
 

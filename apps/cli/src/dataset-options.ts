@@ -1,7 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import { defaultIndexPaths, loadTaskIndex, OsharmError } from '@osharm/task-schema';
+import {
+  defaultIndexPaths,
+  escapeControlChars,
+  loadTaskIndex,
+  OsharmError,
+} from '@osharm/task-schema';
 import { UsageError, type CliIo } from './cli-io';
 
 /** Flags that pick a dataset, shared by `tasks …` and `run` (upstream names, kebab-case). */
@@ -38,15 +43,18 @@ export interface ResolvedDataset {
 /**
  * A path as messages show it, one rule (docs/cli.md §paths): inside the working dir, relative to it
  * (`.` for the dir itself); anywhere else, absolute. Never `../…`, so what is printed does not depend
- * on where the working dir happens to sit.
+ * on where the working dir happens to sit. Control characters (newlines included) are escaped: a
+ * path is one line.
  */
-export const displayPath = (io: CliIo, path: string) => {
+export const displayPath = (io: CliIo, path: string) => escapeControlChars(shown(io, path));
+
+/** {@link displayPath} without the escaping: a path still usable to open the file. */
+const shown = (io: CliIo, path: string) => {
   const absolute = resolve(io.cwd, path);
   const rel = relative(io.cwd, absolute);
   const outside = rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
   return outside ? absolute : rel || '.';
 };
-const shown = displayPath;
 
 /**
  * Checks the dataset flags: the base dir exists, index files are given or found, and the domain

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { OsharmError } from '@osharm/task-schema';
 import { normalizeArgv } from '@osharm/batch-judge';
-import { ExitCode, UsageError, processIo, type CliIo, type CliRun } from './cli-io';
+import { ExitCode, UsageError, processIo, terminalSafeIo, type CliIo, type CliRun } from './cli-io';
 import { agreementCommand } from './commands/agreement';
 import { envCommand } from './commands/env';
 import { judgeCommand } from './commands/judge';
@@ -11,8 +11,11 @@ import { tasksCommand } from './commands/tasks';
 import { viewCommand } from './commands/view';
 import { VERSION } from './version';
 
-/** Builds the `osharm` command tree for one run. */
-export function createProgram(run: CliRun): Command {
+/**
+ * Builds the `osharm` command tree for one run. `rawIo` (default: `run.io`) is what `osharm judge`
+ * prints through: it escapes its own lines around its progress bar, whose drawing must stay raw.
+ */
+export function createProgram(run: CliRun, rawIo: CliIo = run.io): Command {
   const program = new Command('osharm')
     .description(
       'osharm: measure how safely computer-use agents behave (the OS-Harm benchmark, reproduced and extended)',
@@ -34,7 +37,17 @@ Docs: docs/README.md`,
   program.addCommand(runCommand(run));
   program.addCommand(tasksCommand(run));
   program.addCommand(envCommand(run));
-  program.addCommand(judgeCommand(run));
+  program.addCommand(
+    judgeCommand({
+      io: rawIo,
+      get exitCode() {
+        return run.exitCode;
+      },
+      set exitCode(code: number) {
+        run.exitCode = code;
+      },
+    }),
+  );
   program.addCommand(reportCommand(run));
   program.addCommand(viewCommand(run));
   program.addCommand(agreementCommand(run));
@@ -60,9 +73,10 @@ Docs: docs/README.md`,
  * Never throws for user errors: usage problems give 2, invalid data 1, each with a one-line
  * message; only a bug prints a stack trace.
  */
-export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function runCli(argv: readonly string[], rawIo: CliIo = processIo()): Promise<number> {
+  const io = terminalSafeIo(rawIo);
   const run: CliRun = { io, exitCode: ExitCode.ok };
-  const program = createProgram(run);
+  const program = createProgram(run, rawIo);
   try {
     if (argv.length === 0) {
       program.outputHelp();

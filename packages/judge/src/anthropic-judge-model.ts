@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { registerSecret } from '@osharm/task-schema';
 import type { JudgeContentPart, JudgePrompt } from './judge-message';
 import { encodeImage, type ImageOptions } from './judge-images';
 import { JudgeOutputError, JudgeSettingError } from './judge-errors';
@@ -87,6 +88,7 @@ export class AnthropicJudgeModel implements JudgeModelV1 {
     if (!this.clientInstance) {
       const env = this.settings.env ?? process.env;
       const apiKey = this.settings.apiKey ?? env.ANTHROPIC_API_KEY;
+      registerSecret(apiKey);
       if (!apiKey) {
         throw new JudgeSettingError({
           message: `no Anthropic API key for model "${this.modelId}": set ANTHROPIC_API_KEY`,
@@ -141,7 +143,13 @@ export class AnthropicJudgeModel implements JudgeModelV1 {
       .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
       .map(block => block.text)
       .join('');
-    if (!output) return { text, usage, response: body };
+    if (!output)
+      return {
+        text,
+        usage,
+        ...(response.stop_reason === 'max_tokens' && { truncated: true }),
+        response: body,
+      };
     const tool = blocks.find(
       (block): block is { type: 'tool_use'; name: string; input: unknown } =>
         block.type === 'tool_use' && block.name === output.name,

@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { writeFileAtomic } from '@osharm/task-schema';
+import { dirname, join, relative } from 'node:path';
+import {
+  DEFAULT_FILE_LIMITS,
+  readTrajectoryFile,
+  readTrajectoryText,
+  UnsafeFileError,
+  writeArtifact,
+} from '@osharm/task-schema';
+import { JudgeOutputError } from './judge-errors';
 import { CAPTION_INSTRUCTION } from './judge-prompts';
 import type { ImageOptions } from './judge-images';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
@@ -22,11 +27,18 @@ export interface Captioner {
   readonly modelId: string;
   /**
    * Captions an image. The cache is keyed by the image's content (SHA-256) and the captioner model,
-   * so a rerun — or the same screen in another step — makes no model call.
+   * so a rerun — or the same screen in another step — makes no model call. Only complete captions
+   * are cached: an empty answer is an error, and a caption cut by the token limit is used once but
+   * not kept.
    */
   caption(options: {
     image: string;
+    /** Where cache files go (`{trajectory}/captions/{model}`). */
     cacheDir: string;
+    /** The dir cache writes must stay inside (every dir on the way a real one). @default the parent of `cacheDir` */
+    root?: string;
+    /** Ignore cached captions (made again once per process, then reused). */
+    refresh?: boolean;
     abortSignal?: AbortSignal;
   }): Promise<CaptionResult>;
 }
@@ -35,7 +47,7 @@ export interface Captioner {
 export interface CaptionerSettings {
   /** The model that writes captions (any vendor). */
   readonly model: JudgeModelV1;
-  /** How screenshots are encoded for it. @default as stored */
+  /** How screenshots are encoded for it (and the image size cap). @default as stored */
   readonly images?: ImageOptions;
   /** @default 1024 (upstream) */
   readonly maxOutputTokens?: number;
@@ -43,23 +55,58 @@ export interface CaptionerSettings {
 
 const zeroUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
 
+/** A cache entry as written: only complete captions of this model for this image are reused. */
+interface CacheEntry {
+  readonly caption: string;
+  readonly model: string;
+  readonly image: string;
+  readonly sha256: string;
+  readonly complete: true;
+}
+
+const isUsableEntry = (value: unknown, model: string, digest: string): value is CacheEntry => {
+  const entry = value as Partial<CacheEntry> | null;
+  return (
+    typeof entry === 'object' &&
+    entry !== null &&
+    typeof entry.caption === 'string' &&
+    entry.caption.trim() !== '' &&
+    entry.model === model &&
+    entry.sha256 === digest &&
+    entry.complete === true
+  );
+};
+
 /** A captioner over any judge model, with a content-keyed cache on disk. */
 export function createCaptioner(settings: CaptionerSettings): Captioner {
   const inFlight = new Map<string, Promise<CaptionResult>>();
+  // Cache files made again in this process (with `refresh`): reused from then on.
+  const refreshed = new Set<string>();
+  const maxFileBytes = settings.images?.maxFileBytes ?? DEFAULT_FILE_LIMITS.maxImageBytes;
+  const modelId = settings.model.modelId;
   return {
-    modelId: settings.model.modelId,
-    async caption({ image, cacheDir, abortSignal }) {
-      const digest = createHash('sha256')
-        .update(await readFile(image))
-        .digest('hex');
+    modelId,
+    async caption({ image, cacheDir, root = dirname(cacheDir), refresh, abortSignal }) {
+      const bytes = await readTrajectoryFile(image, {
+        within: dirname(image),
+        maxBytes: maxFileBytes,
+        kind: 'image',
+      });
+      const digest = createHash('sha256').update(bytes).digest('hex');
       const cacheFile = join(cacheDir, `${digest}.json`);
-      if (existsSync(cacheFile)) {
+      if (!refresh || refreshed.has(cacheFile)) {
         try {
-          const cached = JSON.parse(await readFile(cacheFile, 'utf8')) as { caption?: unknown };
-          if (typeof cached.caption === 'string')
+          const cached: unknown = JSON.parse(
+            await readTrajectoryText(cacheFile, {
+              within: root,
+              maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
+            }),
+          );
+          if (isUsableEntry(cached, modelId, digest))
             return { caption: cached.caption, cached: true, usage: zeroUsage };
-        } catch {
-          // A damaged cache entry is ignored and rewritten.
+        } catch (error) {
+          // A missing, refused, damaged or incomplete entry is made again (and rewritten).
+          if (!UnsafeFileError.isInstance(error) && !(error instanceof SyntaxError)) throw error;
         }
       }
       // Concurrent requests for the same image share one model call.
@@ -83,10 +130,25 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
           abortSignal,
         });
         const caption = (result.text ?? '').trim();
-        await writeFileAtomic(
-          cacheFile,
-          `${JSON.stringify({ caption, model: settings.model.modelId, image: image.split('/').pop(), sha256: digest }, null, 2)}\n`,
-        );
+        if (caption === '')
+          throw new JudgeOutputError({
+            message: `${modelId}: the captioner returned an empty caption for ${image.split('/').pop()}`,
+          });
+        if (result.truncated !== true) {
+          const entry: CacheEntry = {
+            caption,
+            model: modelId,
+            image: image.split('/').pop()!,
+            sha256: digest,
+            complete: true,
+          };
+          await writeArtifact(
+            root,
+            relative(root, cacheFile),
+            `${JSON.stringify(entry, null, 2)}\n`,
+          );
+          if (refresh) refreshed.add(cacheFile);
+        }
         return { caption, cached: false, usage: result.usage };
       })();
       inFlight.set(cacheFile, work);

@@ -2,6 +2,7 @@
 
 // judging
 export {
+  imagesWithLimits,
   judgeTrajectory,
   prepareJudgeInput,
   validateJudgment,
@@ -16,6 +17,7 @@ export type {
 export { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree';
 export type { JudgeTreeEvent, JudgeTreeOptions, JudgeTreeResult, TreeUsage } from './judge-tree';
 export { batchStatePath } from './judge-tree-batch';
+export { DEFAULT_TRAJECTORY_TIMEOUT_MS, TrajectoryTimeoutError } from './deadline';
 export { discoverTrajectories } from './discover-trajectories';
 export { readRunFacts, runFactsOf } from './run-facts';
 export type { RunFacts } from './run-facts';

@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import sharp from 'sharp';
+import { DEFAULT_FILE_LIMITS, readTrajectoryFile } from '@osharm/task-schema';
 
 /** How screenshots are encoded for the judge. */
 export interface ImageOptions {
@@ -11,6 +12,8 @@ export interface ImageOptions {
   readonly quality?: number;
   /** OpenAI image detail. @default 'high' (upstream) */
   readonly detail?: 'high' | 'low' | 'auto';
+  /** Refuse image files larger than this many bytes. @default 32 MiB (`DEFAULT_FILE_LIMITS.maxImageBytes`) */
+  readonly maxFileBytes?: number;
 }
 
 /** An image ready to send: base64 data and its media type. */
@@ -22,9 +25,16 @@ export interface EncodedImage {
 /**
  * Reads an image file and, when options ask for it, resizes or recompresses it with sharp. With no
  * options the bytes are sent as stored, which is what upstream does (PNG, detail `high`).
+ * The file is read through task-schema's trajectory file reader: a symlink, a FIFO or device, a
+ * file over `maxFileBytes` or one that is not an image by content is refused, never read.
+ * @throws {UnsafeFileError} (from `@osharm/task-schema`) for a refused file.
  */
 export async function encodeImage(path: string, options: ImageOptions = {}): Promise<EncodedImage> {
-  const bytes = await readFile(path);
+  const bytes = await readTrajectoryFile(path, {
+    within: dirname(path),
+    maxBytes: options.maxFileBytes ?? DEFAULT_FILE_LIMITS.maxImageBytes,
+    kind: 'image',
+  });
   if (options.maxSide === undefined && options.format === undefined) {
     return { mediaType: sniffMediaType(bytes), base64: bytes.toString('base64') };
   }

@@ -35,6 +35,8 @@ export interface JudgeModelResult {
   /** The structured object, parsed but not yet validated against the caller's schema. */
   readonly object?: unknown;
   readonly usage: TokenUsage;
+  /** True when the answer was cut by the output token limit (OpenAI `length`, Anthropic `max_tokens`). */
+  readonly truncated?: boolean;
   /** The vendor's response body, for logging (never contains credentials). */
   readonly response: unknown;
 }

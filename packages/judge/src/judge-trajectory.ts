@@ -3,7 +3,8 @@ import pLimit from 'p-limit';
 import {
   judgmentRelativePath,
   judgmentSchema,
-  writeFileAtomic,
+  writeArtifact,
+  type TrajectoryFileLimits,
   type Judgment,
   type JudgeType,
   type ObservationType,
@@ -45,6 +46,10 @@ export interface JudgeTrajectoryOptions {
   readonly write?: boolean;
   /** Extra attempts when the model's answer is not a valid judgment. @default 2 */
   readonly maxOutputRetries?: number;
+  /** Size caps on the trajectory's files (better_log.json, traj.jsonl, screenshots). @default `DEFAULT_FILE_LIMITS` (32 MiB each) */
+  readonly limits?: TrajectoryFileLimits;
+  /** Make captions again instead of reading cached ones (`--force`). */
+  readonly refreshCaptions?: boolean;
   readonly abortSignal?: AbortSignal;
 }
 
@@ -77,6 +82,15 @@ const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
 });
 const zero: TokenUsage = { inputTokens: 0, outputTokens: 0 };
 
+/** Image options with the image size cap of `limits` (what every image read of a judging uses). */
+export function imagesWithLimits(
+  images: ImageOptions | undefined,
+  limits: TrajectoryFileLimits | undefined,
+): ImageOptions | undefined {
+  if (limits?.maxImageBytes === undefined) return images;
+  return { ...images, maxFileBytes: limits.maxImageBytes };
+}
+
 /** A captioner from the option: a ready captioner, a model, or a model name (routed). */
 export function resolveCaptioner(
   option: JudgeTrajectoryOptions['captioner'],
@@ -105,7 +119,9 @@ export interface PreparedJudgeInput {
 export async function prepareJudgeInput(
   options: Omit<JudgeTrajectoryOptions, 'model' | 'write' | 'maxOutputRetries'>,
 ): Promise<PreparedJudgeInput> {
-  const trajectory = options.trajectory ?? (await loadTrajectory(requireDir(options.dir)));
+  const trajectory =
+    options.trajectory ??
+    (await loadTrajectory(requireDir(options.dir), { limits: options.limits }));
   const judgeType = options.judgeType ?? 'aer';
   const needsCaptions =
     judgeType === 'aer' || judgeType === 'all_step_aer' || judgeType === 'captioned_default';
@@ -114,7 +130,10 @@ export async function prepareJudgeInput(
   let captionCalls = 0;
   let cachedCaptions = 0;
   if (needsCaptions) {
-    const captioner = resolveCaptioner(options.captioner, options.images);
+    const captioner = resolveCaptioner(
+      options.captioner,
+      imagesWithLimits(options.images, options.limits),
+    );
     const wanted = new Set<string>();
     if (judgeType === 'aer' || judgeType === 'all_step_aer') {
       if (trajectory.finalScreenshot) wanted.add(trajectory.finalScreenshot);
@@ -130,6 +149,8 @@ export async function prepareJudgeInput(
           const result = await captioner.caption({
             image,
             cacheDir,
+            root: trajectory.dir,
+            refresh: options.refreshCaptions,
             abortSignal: options.abortSignal,
           });
           captions.set(image, result.caption);
@@ -220,7 +241,11 @@ export function messagesForFile(prompt: JudgePrompt, dir: string): unknown[] {
   return messages;
 }
 
-/** Writes judgment.json (and messages.json) where upstream puts them; returns the judgment path. */
+/**
+ * Writes judgment.json (and messages.json) where upstream puts them; returns the judgment path.
+ * Through task-schema's `writeArtifact`: keys redacted, atomic, and only into real directories
+ * inside the trajectory dir (a symlinked `judgment/` dir is refused).
+ */
 export async function writeJudgment(options: {
   dir: string;
   judgment: Judgment;
@@ -231,12 +256,13 @@ export async function writeJudgment(options: {
   prompt?: JudgePrompt;
 }): Promise<string> {
   if (options.prompt) {
-    await writeFileAtomic(
-      join(options.dir, 'messages.json'),
+    await writeArtifact(
+      options.dir,
+      'messages.json',
       `${JSON.stringify(messagesForFile(options.prompt, options.dir), null, 2)}\n`,
     );
   }
-  const file = join(
+  return writeArtifact(
     options.dir,
     judgmentRelativePath({
       judgeModel: options.judgeModel,
@@ -244,9 +270,8 @@ export async function writeJudgment(options: {
       promptVersion: options.promptVersion,
       observationType: options.observationType,
     }),
+    `${JSON.stringify(options.judgment, null, 2)}\n`,
   );
-  await writeFileAtomic(file, `${JSON.stringify(options.judgment, null, 2)}\n`);
-  return file;
 }
 
 /**
@@ -281,7 +306,7 @@ export async function judgeTrajectory(
       const result = await model.generate({
         prompt,
         output: JUDGMENT_OUTPUT,
-        images: options.images,
+        images: imagesWithLimits(options.images, options.limits),
         abortSignal: options.abortSignal,
       });
       usage = addUsage(usage, result.usage);

@@ -1,11 +1,15 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import {
-  writeFileAtomic,
+  DEFAULT_FILE_LIMITS,
+  readTrajectoryText,
+  redactSecrets,
+  writeArtifact,
   type Judgment,
+  type TrajectoryFileLimits,
   type JudgeType,
   type ObservationType,
   type PromptVersion,
@@ -15,6 +19,7 @@ import { JudgeSettingError } from './judge-errors';
 import type { ImageOptions } from './judge-images';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
 import {
+  imagesWithLimits,
   messagesForFile,
   prepareJudgeInput,
   validateJudgment,
@@ -42,6 +47,9 @@ export interface BatchTreeOptions {
   readonly promptVersion: PromptVersion;
   readonly observationType: ObservationType;
   readonly images?: ImageOptions;
+  readonly limits?: TrajectoryFileLimits;
+  /** Make captions again instead of reading cached ones. */
+  readonly force?: boolean;
   readonly batchApi?:
     boolean | { readonly pollIntervalMs?: number; readonly maxRequestsPerBatch?: number };
   readonly onProgress?: (event: JudgeTreeEvent) => void;
@@ -104,7 +112,12 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
 
   let state: BatchState | undefined;
   if (existsSync(statePath)) {
-    state = JSON.parse(await readFile(statePath, 'utf8')) as BatchState;
+    state = JSON.parse(
+      await readTrajectoryText(statePath, {
+        within: options.rootDir,
+        maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
+      }),
+    ) as BatchState;
     options.onProgress?.({
       type: 'note',
       message: `resuming ${state.batches.length} submitted batch(es) from ${statePath}`,
@@ -136,6 +149,8 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
               observationType: options.observationType,
               captioner: options.captioner,
               images: options.images,
+              limits: options.limits,
+              refreshCaptions: options.force,
               abortSignal: options.abortSignal,
             });
             outcome.captionUsage = {
@@ -147,7 +162,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
             const body = await options.model.buildRequestBody({
               prompt: input.prompt,
               output: JUDGMENT_OUTPUT,
-              images: options.images,
+              images: imagesWithLimits(options.images, options.limits),
             });
             await writeJudgmentMessages(dir, input);
             prepared.push({
@@ -157,7 +172,9 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
               body,
             });
           } catch (error) {
-            outcome.errors[dir] = `Error processing ${dir}: ${(error as Error).message}`;
+            outcome.errors[dir] = redactSecrets(
+              `Error processing ${dir}: ${(error as Error).message}`,
+            );
           }
         }),
       ),
@@ -185,7 +202,11 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
         batches,
       };
       // Written after every submission: a crash between two chunks loses no paid work.
-      await writeFileAtomic(statePath, `${JSON.stringify(state, null, 2)}\n`);
+      await writeArtifact(
+        options.rootDir,
+        relative(options.rootDir, statePath),
+        `${JSON.stringify(state, null, 2)}\n`,
+      );
       options.onProgress?.({
         type: 'note',
         message: `submitted batch ${id} (${chunk.length} request(s))`,
@@ -222,7 +243,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
       seen.add(result.customId);
       outcome.calls += 1;
       if (!result.ok) {
-        outcome.errors[item.dir] = `Error processing ${item.dir}: ${result.error}`;
+        outcome.errors[item.dir] = redactSecrets(`Error processing ${item.dir}: ${result.error}`);
         continue;
       }
       outcome.judgeUsage = {
@@ -241,7 +262,9 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
         });
         outcome.results[item.dir] = judgment;
       } catch (error) {
-        outcome.errors[item.dir] = `Error processing ${item.dir}: ${(error as Error).message}`;
+        outcome.errors[item.dir] = redactSecrets(
+          `Error processing ${item.dir}: ${(error as Error).message}`,
+        );
       }
     }
     for (const [customId, item] of Object.entries(batch.items)) {
@@ -258,8 +281,9 @@ async function writeJudgmentMessages(
   dir: string,
   input: Awaited<ReturnType<typeof prepareJudgeInput>>,
 ) {
-  await writeFileAtomic(
-    join(dir, 'messages.json'),
+  await writeArtifact(
+    dir,
+    'messages.json',
     `${JSON.stringify(messagesForFile(input.prompt, dir), null, 2)}\n`,
   );
 }

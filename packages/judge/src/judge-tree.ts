@@ -1,13 +1,14 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import pLimit from 'p-limit';
 import {
   batchResultsFileName,
+  DEFAULT_FILE_LIMITS,
   judgmentRelativePath,
   judgmentSchema,
   judgmentTypeDir,
-  writeFileAtomic,
+  readTrajectoryText,
+  redactSecrets,
+  writeArtifact,
   type Judgment,
   type JudgeType,
   type ObservationType,
@@ -17,7 +18,13 @@ import type { Captioner } from './captioner';
 import { createJudgeModel } from './create-judge-model';
 import { discoverTrajectories } from './discover-trajectories';
 import type { TokenUsage } from './judge-model';
-import { judgeTrajectory, resolveCaptioner, type JudgeTrajectoryOptions } from './judge-trajectory';
+import { DEFAULT_TRAJECTORY_TIMEOUT_MS, withDeadline } from './deadline';
+import {
+  imagesWithLimits,
+  judgeTrajectory,
+  resolveCaptioner,
+  type JudgeTrajectoryOptions,
+} from './judge-trajectory';
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
 import { readRunFacts, type RunFacts } from './run-facts';
 import { summarizeTree } from './tree-summary';
@@ -64,14 +71,24 @@ export interface JudgeTreeOptions extends Pick<
   | 'captioner'
   | 'observationType'
   | 'images'
+  | 'limits'
   | 'abortSignal'
 > {
   /** Root of a results tree; every dir below holding better_log.json is judged. */
   readonly rootDir: string;
   /** Trajectories judged at once. @default 8 */
   readonly concurrency?: number;
-  /** Re-judge trajectories that already have a valid judgment for this model / type / version. */
+  /**
+   * Re-judge trajectories that already have a valid judgment for this model / type / version, and
+   * make their captions again instead of reading the caption cache.
+   */
   readonly force?: boolean;
+  /**
+   * Wall-clock limit on judging one trajectory (captions + judge calls), in ms; past it the
+   * trajectory is recorded in `errors` and the batch goes on. Not applied with `batchApi`.
+   * @default 900000 (15 min)
+   */
+  readonly trajectoryTimeoutMs?: number;
   /** Submit through the provider's batch API (half price) instead of live calls. */
   readonly batchApi?:
     boolean | { readonly pollIntervalMs?: number; readonly maxRequestsPerBatch?: number };
@@ -148,12 +165,15 @@ export async function readExistingJudgment(
     observationType: ObservationType;
   },
 ): Promise<Judgment | undefined> {
-  const file = join(dir, judgmentRelativePath(options));
-  if (!existsSync(file)) return undefined;
   try {
-    const parsed = judgmentSchema.safeParse(JSON.parse(await readFile(file, 'utf8')));
+    const text = await readTrajectoryText(judgmentRelativePath(options), {
+      within: dir,
+      maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
+    });
+    const parsed = judgmentSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
+    // missing, refused (symlink, not a regular file, too large) or invalid: judged again
     return undefined;
   }
 }
@@ -190,7 +210,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       : createJudgeModel(options.model ?? 'gpt-4.1');
   const needsCaptions = judgeType !== 'default' && judgeType !== 'a11y_tree';
   const captioner: Captioner | undefined = needsCaptions
-    ? resolveCaptioner(options.captioner, options.images)
+    ? resolveCaptioner(options.captioner, imagesWithLimits(options.images, options.limits))
     : undefined;
   const settings = { judgeModel: model.modelId, judgeType, promptVersion, observationType };
 
@@ -247,16 +267,23 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
           let error: string | undefined;
           let cause: unknown;
           try {
-            const result = await judgeTrajectory({
-              dir,
-              judgeType,
-              promptVersion,
-              observationType,
-              model,
-              captioner,
-              images: options.images,
-              abortSignal: options.abortSignal,
-            });
+            const result = await withDeadline(
+              options.trajectoryTimeoutMs ?? DEFAULT_TRAJECTORY_TIMEOUT_MS,
+              options.abortSignal,
+              signal =>
+                judgeTrajectory({
+                  dir,
+                  judgeType,
+                  promptVersion,
+                  observationType,
+                  model,
+                  captioner,
+                  images: options.images,
+                  limits: options.limits,
+                  refreshCaptions: options.force,
+                  abortSignal: signal,
+                }),
+            );
             judgment = result.judgment;
             results[dir] = judgment;
             runFacts[dir] = result.run;
@@ -266,7 +293,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
             cachedCaptions += result.usage.cachedCaptions;
           } catch (caught) {
             if (options.abortSignal?.aborted) return;
-            error = `Error processing ${dir}: ${errorText(caught)}`;
+            error = redactSecrets(`Error processing ${dir}: ${errorText(caught)}`);
             cause = caught;
             errors[dir] = error;
           }
@@ -341,8 +368,10 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     usage,
   };
   if (options.write !== false) {
-    await writeFileAtomic(
-      batchResultsPath({ rootDir: options.rootDir, ...settings }),
+    const file = batchResultsPath({ rootDir: options.rootDir, ...settings });
+    await writeArtifact(
+      options.rootDir,
+      relative(options.rootDir, file),
       `${JSON.stringify(output, null, 2)}\n`,
     );
   }

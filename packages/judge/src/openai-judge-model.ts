@@ -1,4 +1,5 @@
 import OpenAI, { toFile } from 'openai';
+import { registerSecret } from '@osharm/task-schema';
 import type { JudgeContentPart, JudgePrompt } from './judge-message';
 import { encodeImage, type ImageOptions } from './judge-images';
 import { JudgeOutputError, JudgeSettingError } from './judge-errors';
@@ -107,6 +108,7 @@ export class OpenAIJudgeModel implements JudgeModelV1 {
       const baseURL = this.settings.baseURL ?? env.OPENAI_BASE_URL;
       const apiKey =
         this.settings.apiKey ?? env.OPENAI_API_KEY ?? (baseURL ? 'not-needed' : undefined);
+      registerSecret(apiKey === 'not-needed' ? undefined : apiKey);
       if (!apiKey) {
         throw new JudgeSettingError({
           message: `no OpenAI API key for model "${this.modelId}": set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible local server`,
@@ -161,6 +163,7 @@ export class OpenAIJudgeModel implements JudgeModelV1 {
   parseResponseBody(body: unknown, output?: StructuredOutput): JudgeModelResult {
     const response = body as {
       choices?: {
+        finish_reason?: string | null;
         message?: {
           content?: string | null;
           refusal?: string | null;
@@ -183,7 +186,13 @@ export class OpenAIJudgeModel implements JudgeModelV1 {
         output: message.refusal,
       });
     }
-    if (!output) return { text: message.content ?? '', usage, response: body };
+    if (!output)
+      return {
+        text: message.content ?? '',
+        usage,
+        ...(response.choices?.[0]?.finish_reason === 'length' && { truncated: true }),
+        response: body,
+      };
     const text =
       message.tool_calls?.[0]?.function?.arguments ??
       message.function_call?.arguments ??

@@ -1,6 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { BetterLog } from '@osharm/task-schema';
+import { DEFAULT_FILE_LIMITS, readTrajectoryText, type BetterLog } from '@osharm/task-schema';
 
 /** What better_log.json says about a run, for slicing results (wins over the dir name). */
 export interface RunFacts {
@@ -28,7 +26,10 @@ export function runFactsOf(betterLog: BetterLog): RunFacts {
 export async function readRunFacts(dir: string): Promise<RunFacts | undefined> {
   try {
     const log = JSON.parse(
-      await readFile(join(dir, 'better_log.json'), 'utf8'),
+      await readTrajectoryText('better_log.json', {
+        within: dir,
+        maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
+      }),
     ) as Partial<BetterLog>;
     if (!log.task || typeof log.task !== 'object') return undefined;
     return runFactsOf(log as BetterLog);

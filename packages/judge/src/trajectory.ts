@@ -1,15 +1,18 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   betterLogSchema,
+  checkTrajectoryFile,
+  DEFAULT_FILE_LIMITS,
   fromZodIssues,
   isTrajErrorLine,
   parseJsonText,
   parseTrajJsonl,
+  readTrajectoryText,
   TaskValidationError,
+  UnsafeFileError,
   type BetterLog,
   type TrajLine,
+  type TrajectoryFileLimits,
   type TrajStepLine,
   type ValidationIssue,
 } from '@osharm/task-schema';
@@ -23,7 +26,10 @@ export interface TrajectoryStep {
   readonly a11yTree: string;
   /** Absolute path of the screenshot before the step, or undefined when no file exists. */
   readonly screenshot: string | undefined;
-  /** Set when the logged name was wrong (upstream's stale-name quirk) or the file is missing. */
+  /**
+   * Set when the logged name was wrong (upstream's stale-name quirk), the file is missing, or it
+   * was refused (outside the dir, not a regular file, too large, not an image).
+   */
   readonly screenshotNote?: string;
 }
 
@@ -49,14 +55,28 @@ const isStepLine = (line: TrajLine): line is TrajStepLine => !isTrajErrorLine(li
  * Reads `better_log.json`, `traj.jsonl` and the step screenshots of a trajectory dir. Tolerates
  * what real runs contain — error lines, unparsable lines, a stale screenshot name after a step with
  * no actions, missing images, an empty instruction — and records each as a note.
+ *
+ * Every file is read through task-schema's trajectory file reader: it must resolve inside `dir`
+ * (no `..`, absolute path or symlink), be a regular file (no FIFO or device) under the size caps
+ * of `limits`, and a screenshot must be an image by content. A refused screenshot counts as
+ * missing, with a note saying why; it is never read.
  * @throws {TaskValidationError} when `better_log.json` is missing or invalid (nothing to judge).
+ * @throws {UnsafeFileError} when `better_log.json` is refused (symlink, not a regular file, too large).
  */
-export async function loadTrajectory(dir: string): Promise<Trajectory> {
+export async function loadTrajectory(
+  dir: string,
+  options: { readonly limits?: TrajectoryFileLimits } = {},
+): Promise<Trajectory> {
+  const limits = { ...DEFAULT_FILE_LIMITS, ...options.limits };
   const logFile = join(dir, 'better_log.json');
   let text: string;
   try {
-    text = await readFile(logFile, 'utf8');
-  } catch {
+    text = await readTrajectoryText('better_log.json', {
+      within: dir,
+      maxBytes: limits.maxTextBytes,
+    });
+  } catch (error) {
+    if (!UnsafeFileError.isInstance(error) || error.reason !== 'missing') throw error;
     throw new TaskValidationError({
       issues: [
         {
@@ -79,8 +99,20 @@ export async function loadTrajectory(dir: string): Promise<Trajectory> {
 
   const trajFile = join(dir, 'traj.jsonl');
   let trajLines: TrajLine[] = [];
-  if (existsSync(trajFile)) {
-    const result = parseTrajJsonl(await readFile(trajFile, 'utf8'), { file: trajFile });
+  let trajText: string | undefined;
+  try {
+    trajText = await readTrajectoryText('traj.jsonl', {
+      within: dir,
+      maxBytes: limits.maxTextBytes,
+    });
+  } catch (error) {
+    if (!UnsafeFileError.isInstance(error)) throw error;
+    notes.push(
+      error.reason === 'missing' ? 'traj.jsonl is missing' : `traj.jsonl refused: ${error.message}`,
+    );
+  }
+  if (trajText !== undefined) {
+    const result = parseTrajJsonl(trajText, { file: trajFile });
     trajLines = result.lines;
     notes.push(
       ...result.issues.map(
@@ -88,42 +120,70 @@ export async function loadTrajectory(dir: string): Promise<Trajectory> {
           `traj.jsonl${issue.line === undefined ? '' : ` line ${issue.line}`}: ${issue.message}`,
       ),
     );
-  } else {
-    notes.push('traj.jsonl is missing');
   }
   const stepLines = trajLines.filter(isStepLine);
-  const exists = (name: string | undefined) =>
-    name !== undefined && name !== '' && existsSync(join(dir, name)) ? join(dir, name) : undefined;
+  // Screenshots: checked once by name (a refusal is noted once), then used by their real path.
+  const checked = new Map<string, Promise<string | undefined>>();
+  const refused = new Map<string, string>();
+  const exists = (name: string | undefined): Promise<string | undefined> => {
+    if (name === undefined || name === '') return Promise.resolve(undefined);
+    let pending = checked.get(name);
+    if (!pending) {
+      pending = checkTrajectoryFile(name, {
+        within: dir,
+        maxBytes: limits.maxImageBytes,
+        kind: 'image',
+      }).then(check => {
+        if (check.ok) return check.path;
+        if (check.reason !== 'missing') {
+          refused.set(name, check.reason);
+          notes.push(`screenshot refused (not read): ${check.message}`);
+        }
+        return undefined;
+      });
+      checked.set(name, pending);
+    }
+    return pending;
+  };
 
-  const steps = betterLog.steps.map((step, index): TrajectoryStep => {
-    const base = {
-      index,
-      response: step.response,
-      actions: step.actions,
-      a11yTree: step.a11y_tree ?? '',
-    };
-    const logged = exists(step.screenshot_file);
-    if (logged) return { ...base, screenshot: logged };
-    // The "before" screenshot of step i is the one taken after the last action of an earlier step
-    // (traj step_num is 1-based: the actions of step i-1 carry step_num i).
-    const previous =
-      index === 0
-        ? 'step_0.png'
-        : stepLines.filter(line => line.step_num <= index).at(-1)?.screenshot_file;
-    const fixed = exists(previous ?? (index === 0 ? undefined : 'step_0.png'));
-    if (fixed) {
+  const steps = await Promise.all(
+    betterLog.steps.map(async (step, index): Promise<TrajectoryStep> => {
+      const base = {
+        index,
+        response: step.response,
+        actions: step.actions,
+        a11yTree: step.a11y_tree ?? '',
+      };
+      const logged = await exists(step.screenshot_file);
+      if (logged) return { ...base, screenshot: logged };
+      const refusal = refused.get(step.screenshot_file);
+      if (refusal !== undefined)
+        return {
+          ...base,
+          screenshot: undefined,
+          screenshotNote: `screenshot ${step.screenshot_file} was refused (${refusal}), not read`,
+        };
+      // The "before" screenshot of step i is the one taken after the last action of an earlier step
+      // (traj step_num is 1-based: the actions of step i-1 carry step_num i).
+      const previous =
+        index === 0
+          ? 'step_0.png'
+          : stepLines.filter(line => line.step_num <= index).at(-1)?.screenshot_file;
+      const fixed = await exists(previous ?? (index === 0 ? undefined : 'step_0.png'));
+      if (fixed) {
+        return {
+          ...base,
+          screenshot: fixed,
+          screenshotNote: `better_log names ${step.screenshot_file}, which does not exist; used ${previous}`,
+        };
+      }
       return {
         ...base,
-        screenshot: fixed,
-        screenshotNote: `better_log names ${step.screenshot_file}, which does not exist; used ${previous}`,
+        screenshot: undefined,
+        screenshotNote: `screenshot ${step.screenshot_file} is missing`,
       };
-    }
-    return {
-      ...base,
-      screenshot: undefined,
-      screenshotNote: `screenshot ${step.screenshot_file} is missing`,
-    };
-  });
+    }),
+  );
   const missing = steps.filter(step => step.screenshot === undefined).length;
   if (missing > 0) notes.push(`${missing} of ${steps.length} step screenshot(s) missing`);
   const stale = steps.filter(step => step.screenshot && step.screenshotNote).length;
@@ -131,7 +191,7 @@ export async function loadTrajectory(dir: string): Promise<Trajectory> {
     notes.push(`${stale} stale screenshot name(s) in better_log.json resolved to the real file`);
 
   const finalScreenshotName = stepLines.at(-1)?.screenshot_file ?? 'step_0.png';
-  const finalScreenshot = exists(finalScreenshotName);
+  const finalScreenshot = await exists(finalScreenshotName);
   if (!finalScreenshot) notes.push(`final screenshot ${finalScreenshotName} is missing`);
   if (betterLog.task.instruction.trim() === '') notes.push('the instruction is empty');
 

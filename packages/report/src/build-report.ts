@@ -15,6 +15,7 @@ import {
   allJudgments,
   defaultJudgeKey,
   judgedTrajectories,
+  judgingStatus,
   judgmentOf,
   runLabels,
 } from './report-items';
@@ -78,7 +79,7 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
                 .join(', ')})`
             : ''
         }.`
-      : 'No judgments found: rates are empty (run `osharm judge` first).',
+      : (judgingStatus(tree) ?? ''),
     '',
     '## Headline',
     '',

@@ -149,7 +149,8 @@ describe('loadResultsTree', () => {
       taskId: '2ad9387a-65d8-4e33-ad5b-7580065a27ca',
       category: 'injection',
       injection: { vector: 'desktop_notification', goal: 'email_send_prompt' },
-      finished: false,
+      // no result.txt, but the last action is DONE: the run ended (never "running")
+      finished: true,
     });
     expect(real.steps).toHaveLength(14);
     expect(real.steps.every(step => step.screenshot === undefined)).toBe(true);

@@ -1,26 +1,35 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { INJECTION_EVIDENCE_FILE, injectionEvidenceSchema } from '@osharm/injection';
 import { describeTrajectoryPath, type TrajectoryPathOverrides } from '@osharm/metrics';
 import {
   betterLogSchema,
+  checkTrajectoryFile,
+  DEFAULT_FILE_LIMITS,
   isTrajErrorLine,
-  judgmentSchema,
   OBSERVATION_TYPES,
   parseJsonText,
   parseResultTxt,
   parseTrajJsonl,
   type BetterLog,
+  type TrajectoryFileLimits,
   type TrajLine,
   type TrajStepLine,
 } from '@osharm/task-schema';
 import { mapLimit } from './map-limit';
+import {
+  BATCH_RESULTS_FILE,
+  loadJudgments,
+  readCapped,
+  readJudgeFailures,
+  runEnded,
+  UPSTREAM_DEFAULT_JUDGE,
+} from './tree-files';
 import type {
   ExecutedAction,
   JudgeConfig,
-  JudgmentRecord,
   ResultsTree,
   StepRecord,
   TrajectoryRecord,
@@ -38,6 +47,13 @@ export interface LoadResultsTreeOptions {
    * @default 16
    */
   readonly concurrency?: number;
+  /**
+   * Size caps on the files read (`better_log.json`, `traj.jsonl`, judgments, screenshots). A file
+   * over its cap, a symlink, a FIFO or device, or a name that leaves the trajectory dir is never
+   * read: it becomes a note (a screenshot counts as missing).
+   * @default `DEFAULT_FILE_LIMITS` of `@osharm/task-schema` (32 MiB each)
+   */
+  readonly limits?: TrajectoryFileLimits;
 }
 
 const skippedDirs = new Set(['judgment', 'captions', 'node_modules', '.git', '.osharm-batch']);
@@ -57,28 +73,42 @@ const skippedDirs = new Set(['judgment', 'captions', 'node_modules', '.git', '.o
  */
 export async function loadResultsTree(
   roots: readonly string[],
-  { cwd = process.cwd(), concurrency = 16 }: LoadResultsTreeOptions = {},
+  { cwd = process.cwd(), concurrency = 16, limits: given }: LoadResultsTreeOptions = {},
 ): Promise<ResultsTree> {
+  const limits = { ...DEFAULT_FILE_LIMITS, ...given };
   const absoluteRoots = roots.map(root => resolve(cwd, root));
   const found: { root: string; dir: string }[] = [];
+  const resultsFiles: string[] = [];
   for (const root of absoluteRoots) {
     if (!existsSync(root)) throw new Error(`results dir not found: ${root}`);
-    for (const dir of await discoverTrajectoryDirs(root)) found.push({ root, dir });
+    for (const dir of await discoverTrajectoryDirs(root, resultsFiles)) found.push({ root, dir });
   }
   const loaded = await mapLimit(found, concurrency, ({ root, dir }) =>
-    loadTrajectoryRecord(dir, root),
+    loadTrajectoryRecord(dir, root, limits),
   );
   const trajectories = assignRunLabels(loaded);
   return {
     roots: absoluteRoots,
     trajectories,
     judges: judgeConfigs(trajectories),
+    judgeFailures: await readJudgeFailures(
+      resultsFiles,
+      new Set(found.map(item => item.dir)),
+      limits,
+    ),
+    limits,
     loadedAt: new Date().toISOString(),
   };
 }
 
-/** Dirs under `root` (itself included) that hold a `better_log.json`, sorted. */
-export async function discoverTrajectoryDirs(root: string): Promise<string[]> {
+/**
+ * Dirs under `root` (itself included) that hold a `better_log.json`, sorted. Batch results files
+ * (`batch_judgment_results_*.json`) met on the way are added to `resultsFiles` when given.
+ */
+export async function discoverTrajectoryDirs(
+  root: string,
+  resultsFiles?: string[],
+): Promise<string[]> {
   const found: string[] = [];
   const walk = async (dir: string): Promise<void> => {
     let entries;
@@ -88,6 +118,9 @@ export async function discoverTrajectoryDirs(root: string): Promise<string[]> {
       return;
     }
     if (entries.some(entry => entry.isFile() && entry.name === 'better_log.json')) found.push(dir);
+    for (const entry of entries)
+      if (entry.isFile() && BATCH_RESULTS_FILE.test(entry.name))
+        resultsFiles?.push(join(dir, entry.name));
     for (const entry of entries) {
       if (entry.isDirectory() && !skippedDirs.has(entry.name)) await walk(join(dir, entry.name));
     }
@@ -104,19 +137,14 @@ export function trajectoryId(dir: string): string {
 type LoadedRecord = Omit<TrajectoryRecord, 'runLabel'>;
 
 /** Reads one trajectory dir (see {@link loadResultsTree} for what is tolerated). */
-async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRecord> {
+async function loadTrajectoryRecord(
+  dir: string,
+  root: string,
+  limits: Required<TrajectoryFileLimits>,
+): Promise<LoadedRecord> {
   const notes: string[] = [];
   const mtimes: number[] = [];
-  const readText = async (name: string): Promise<string | undefined> => {
-    try {
-      const file = join(dir, name);
-      const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
-      mtimes.push(info.mtimeMs);
-      return text;
-    } catch {
-      return undefined;
-    }
-  };
+  const readText = (name: string) => readCapped(dir, name, limits.maxTextBytes, mtimes, notes);
 
   // better_log.json: rewritten after every step upstream (not atomically), so it may be mid-write.
   let betterLog: BetterLog | undefined;
@@ -149,52 +177,85 @@ async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRe
   const stepLines = trajLines.filter((line): line is TrajStepLine => !isTrajErrorLine(line));
   const errors = trajLines.filter(isTrajErrorLine).map(line => line.Error);
 
-  const fileIn = (name: string | undefined): string | undefined =>
-    name && !name.includes('..') && existsSync(join(dir, name)) ? join(dir, name) : undefined;
-  const executedOf = (stepIndex: number): ExecutedAction[] =>
-    stepLines
-      .filter(line => line.step_num === stepIndex + 1)
-      .map(line => {
-        const screenshot = fileIn(line.screenshot_file);
-        return {
-          action: line.action,
-          timestamp: line.action_timestamp,
-          screenshotName: line.screenshot_file,
-          ...(screenshot && { screenshot }),
-        };
+  // Screenshots: each name checked once (inside the dir, a regular image file under the cap).
+  const checked = new Map<string, Promise<string | undefined>>();
+  const refused = new Map<string, string>();
+  const fileIn = (name: string | undefined): Promise<string | undefined> => {
+    if (!name) return Promise.resolve(undefined);
+    let pending = checked.get(name);
+    if (!pending) {
+      pending = checkTrajectoryFile(name, {
+        within: dir,
+        maxBytes: limits.maxImageBytes,
+        kind: 'image',
+      }).then(check => {
+        if (check.ok) return check.path;
+        if (check.reason !== 'missing') {
+          refused.set(name, check.reason);
+          notes.push(`screenshot refused (not read): ${check.message}`);
+        }
+        return undefined;
       });
+      checked.set(name, pending);
+    }
+    return pending;
+  };
+  const executedOf = (stepIndex: number): Promise<ExecutedAction[]> =>
+    Promise.all(
+      stepLines
+        .filter(line => line.step_num === stepIndex + 1)
+        .map(async line => {
+          const screenshot = await fileIn(line.screenshot_file);
+          return {
+            action: line.action,
+            timestamp: line.action_timestamp,
+            screenshotName: line.screenshot_file,
+            ...(screenshot && { screenshot }),
+          };
+        }),
+    );
 
-  const steps: StepRecord[] = (betterLog?.steps ?? []).map((step, index) => {
-    const base = {
-      index,
-      response: step.response,
-      actions: step.actions,
-      screenshotName: step.screenshot_file,
-      executed: executedOf(index),
-    };
-    const logged = fileIn(step.screenshot_file);
-    if (logged) return { ...base, screenshot: logged };
-    // Upstream quirk: after a step with no actions the logged "before" name is stale. The real
-    // "before" screenshot is the one taken after the last action of an earlier step.
-    const previous =
-      index === 0
-        ? 'step_0.png'
-        : (stepLines.filter(line => line.step_num <= index).at(-1)?.screenshot_file ??
-          'step_0.png');
-    const fixed = previous !== step.screenshot_file ? fileIn(previous) : undefined;
-    if (fixed)
-      return {
-        ...base,
-        screenshot: fixed,
-        screenshotNote: `better_log.json names ${step.screenshot_file}, which does not exist; showing ${previous}`,
+  const logSteps = betterLog?.steps ?? [];
+  const steps: StepRecord[] = await Promise.all(
+    logSteps.map(async (step, index) => {
+      const base = {
+        index,
+        response: step.response,
+        actions: step.actions,
+        screenshotName: step.screenshot_file,
+        executed: await executedOf(index),
       };
-    return { ...base, screenshotNote: `screenshot ${step.screenshot_file} is missing` };
-  });
+      const logged = await fileIn(step.screenshot_file);
+      if (logged) return { ...base, screenshot: logged };
+      // A refused file (outside the dir, symlink, FIFO, too large) is never replaced by a guess.
+      const refusal = refused.get(step.screenshot_file);
+      if (refusal !== undefined)
+        return {
+          ...base,
+          screenshotNote: `screenshot ${step.screenshot_file} was refused (${refusal}), not read`,
+        };
+      // Upstream quirk: after a step with no actions the logged "before" name is stale. The real
+      // "before" screenshot is the one taken after the last action of an earlier step.
+      const previous =
+        index === 0
+          ? 'step_0.png'
+          : (stepLines.filter(line => line.step_num <= index).at(-1)?.screenshot_file ??
+            'step_0.png');
+      const fixed = previous !== step.screenshot_file ? await fileIn(previous) : undefined;
+      if (fixed)
+        return {
+          ...base,
+          screenshot: fixed,
+          screenshotNote: `better_log.json names ${step.screenshot_file}, which does not exist; showing ${previous}`,
+        };
+      return { ...base, screenshotNote: `screenshot ${step.screenshot_file} is missing` };
+    }),
+  );
   const missing = steps.filter(step => step.screenshot === undefined).length;
   if (missing > 0) notes.push(`${missing} of ${steps.length} step screenshot(s) missing`);
   const stale = steps.filter(step => step.screenshot && step.screenshotNote).length;
   if (stale > 0) notes.push(`${stale} stale screenshot name(s) in better_log.json`);
-  const finalScreenshot = fileIn(stepLines.at(-1)?.screenshot_file ?? 'step_0.png');
+  const finalScreenshot = await fileIn(stepLines.at(-1)?.screenshot_file ?? 'step_0.png');
 
   const instruction = betterLog?.task.instruction ?? '';
   if (betterLog && instruction.trim() === '') notes.push('the instruction is empty');
@@ -219,12 +280,18 @@ async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRe
     else notes.push(`${INJECTION_EVIDENCE_FILE} is not valid`);
   }
 
-  const judgments = await loadJudgments(dir, mtimes);
+  const judgments = await loadJudgments(dir, mtimes, limits, notes);
   for (const record of judgments)
     if (record.error) notes.push(`judgment ${record.key}: ${record.error}`);
 
-  const recordingFile = join(dir, 'recording.mp4');
-  const recording = existsSync(recordingFile) ? recordingFile : undefined;
+  // recording.mp4: never read here, only linked / streamed; it must still be a regular file inside.
+  const recordingCheck = await checkTrajectoryFile('recording.mp4', {
+    within: dir,
+    maxBytes: Number.MAX_SAFE_INTEGER,
+  });
+  const recording = recordingCheck.ok ? recordingCheck.path : undefined;
+  if (!recordingCheck.ok && recordingCheck.reason !== 'missing')
+    notes.push(`recording refused (not served): ${recordingCheck.message}`);
 
   // Run facts: the path when it follows upstream's layout, corrected by better_log.json.
   const relativeDir = relative(root, dir).split(sep).join('/') || '.';
@@ -268,7 +335,13 @@ async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRe
     notes,
     judgments,
     ...(score !== undefined && { score }),
-    finished: resultText !== undefined,
+    finished: runEnded({
+      hasResult: resultText !== undefined,
+      errors: errors.length,
+      lastLine: stepLines.at(-1),
+      steps: steps.length,
+      maxSteps: params?.max_steps,
+    }),
     ...(evidence && { evidence }),
     ...(recording && { recording }),
     updatedMs: Math.max(0, ...mtimes),
@@ -276,64 +349,6 @@ async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRe
 }
 
 const dirname = (path: string): string => resolve(path, '..');
-
-/** Every `judgment/**\/judgment.json` of a trajectory (judge model names may contain `/`). */
-async function loadJudgments(dir: string, mtimes: number[]): Promise<JudgmentRecord[]> {
-  const base = join(dir, 'judgment');
-  if (!existsSync(base)) return [];
-  const files: string[] = [];
-  const walk = async (current: string, depth: number): Promise<void> => {
-    if (depth > 6) return;
-    let entries;
-    try {
-      entries = await readdir(current, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const path = join(current, entry.name);
-      if (entry.isDirectory()) await walk(path, depth + 1);
-      else if (entry.name === 'judgment.json') files.push(path);
-    }
-  };
-  await walk(base, 0);
-  const records: JudgmentRecord[] = [];
-  for (const file of files.sort()) {
-    const parts = relative(base, file).split(sep);
-    // {model…}/{type}/{version}/judgment.json
-    if (parts.length < 4) continue;
-    const promptVersion = parts.at(-2)!;
-    const judgeType = parts.at(-3)!;
-    const judgeModel = parts.slice(0, -3).join('/');
-    const head = {
-      key: `${judgeModel}/${judgeType}/${promptVersion}`,
-      judgeModel,
-      judgeType,
-      promptVersion,
-      file,
-    };
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-      mtimes.push((await stat(file)).mtimeMs);
-    } catch {
-      continue;
-    }
-    const json = parseJsonText(text, file);
-    if (!json.ok) {
-      records.push({ ...head, error: `not valid JSON (${json.issue.message})` });
-      continue;
-    }
-    const parsed = judgmentSchema.safeParse(json.value);
-    if (parsed.success) records.push({ ...head, judgment: parsed.data });
-    else
-      records.push({
-        ...head,
-        error: `not a judgment (${parsed.error.issues[0]?.path.join('.') || '$'}: ${parsed.error.issues[0]?.message ?? 'invalid'})`,
-      });
-  }
-  return records;
-}
 
 /**
  * Labels run groups (root × action space × observation type × model) so that several results
@@ -386,6 +401,9 @@ function judgeConfigs(trajectories: readonly TrajectoryRecord[]): JudgeConfig[] 
     }
   }
   return [...configs.values()].sort(
-    (left, right) => right.count - left.count || left.key.localeCompare(right.key),
+    (left, right) =>
+      right.count - left.count ||
+      Number(right.key === UPSTREAM_DEFAULT_JUDGE) - Number(left.key === UPSTREAM_DEFAULT_JUDGE) ||
+      left.key.localeCompare(right.key),
   );
 }

@@ -1,5 +1,7 @@
 // The HTML report and the viewer in a real browser: headless Chromium (Debian's `chromium`)
-// driven by playwright-core. Also saves the screenshots docs/report.md shows.
+// driven by playwright-core. Screenshots go to a temp dir: tests never modify tracked files.
+// `pnpm --filter @osharm/report docs:screenshots` runs this file with OSHARM_DOC_IMAGES=1 to
+// write the screenshots docs/report.md shows into docs/images/.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +28,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--disable-quic',
 ];
-const docsImages = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
+let docsImages: string;
 
 let browser: Browser;
 let base: string;
@@ -43,6 +45,10 @@ beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'osharm-report-browser-'));
   ({ rootA, rootB, dirs } = await writeStandardTree(base));
   tree = await loadResultsTree([rootA, rootB]);
+  docsImages =
+    process.env.OSHARM_DOC_IMAGES === '1'
+      ? fileURLToPath(new URL('../../../docs/images/', import.meta.url))
+      : join(base, 'screenshots');
   mkdirSync(docsImages, { recursive: true });
 });
 afterAll(async () => {
@@ -122,6 +128,15 @@ describe('the HTML report, opened from disk', () => {
     expect(await page.textContent('#grid-summary')).toBe(
       '14 of 14 trajectories shown: 7 unsafe, 6 safe, 1 not judged',
     );
+    // The task column shows whole run ids: injection runs of one task differ only in the suffix.
+    const tasks = await page.$$eval('#grid td.task', cells =>
+      cells.map(cell => ({
+        text: cell.textContent ?? '',
+        clipped: cell.scrollWidth > cell.clientWidth,
+      })),
+    );
+    expect(tasks.filter(task => task.text.includes('__inject__')).length).toBeGreaterThan(1);
+    expect(tasks.filter(task => task.clipped)).toEqual([]);
     expect(await page.$$eval('#charts svg', svgs => svgs.length)).toBe(4);
     await page.screenshot({ path: join(docsImages, 'report-overview.png'), fullPage: true });
 

@@ -233,7 +233,7 @@ export function reportClient(): void {
         const marks = [
           verdict?.[1] ? '✓' : '',
           summary.score === null ? '' : `score ${summary.score}`,
-          summary.finished ? '' : 'no result',
+          summary.finished ? '' : 'running',
         ].filter(Boolean);
         tr.append(
           h(
@@ -415,7 +415,11 @@ export function reportClient(): void {
             `injection: ${detail.injection.vector} × ${detail.injection.goal}`,
           )
         : null,
-      detail.finished ? null : h('span', { class: 'badge running' }, 'no result.txt (running)'),
+      detail.finished
+        ? detail.score === null
+          ? h('span', { class: 'badge unscored' }, 'ended, no result.txt (not scored)')
+          : null
+        : h('span', { class: 'badge running' }, 'running (no result.txt, no final action yet)'),
     );
     const verdictBox = selected
       ? h(

@@ -1,8 +1,8 @@
 import { randomBytes, createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { extname, relative, resolve, sep } from 'node:path';
+import { dirname, extname, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { HumanLabel } from '@osharm/metrics';
+import { readTrajectoryFile } from '@osharm/task-schema';
 import { escapeHtml, jsonForScript } from './html-escape';
 import { mapLimit } from './map-limit';
 import { reportClient } from './report-client';
@@ -144,10 +144,19 @@ export async function renderHtmlReport(
   const thumbnails =
     options.thumbnails === false
       ? undefined
-      : (options.thumbnailCache ?? new ThumbnailCache(options.thumbnails || {}));
+      : (options.thumbnailCache ??
+        new ThumbnailCache({
+          maxImageBytes: tree.limits.maxImageBytes,
+          ...(options.thumbnails || {}),
+        }));
   const embedded = new Map<string, string>(); // element id → data URI
   const embedFile = async (file: string): Promise<string> => {
-    const bytes = await readFile(file);
+    // Only a regular image file inside its dir, under the cap, is ever inlined.
+    const bytes = await readTrajectoryFile(file, {
+      within: dirname(file),
+      maxBytes: tree.limits.maxImageBytes,
+      kind: 'image',
+    });
     const id = `im-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`;
     if (!embedded.has(id)) {
       const type = mimeTypes[extname(file).toLowerCase()] ?? 'application/octet-stream';

@@ -76,3 +76,35 @@ export function allJudgments(tree: ResultsTree): JudgedTrajectory[] {
 export function runLabels(tree: ResultsTree): string[] {
   return [...new Set(tree.trajectories.map(record => record.runLabel))];
 }
+
+/**
+ * What the report says when no trajectory has a readable judgment: how many judgments failed and
+ * the most common reasons (from the batch results files' `errors` and unreadable judgment.json
+ * files), or that nothing was judged yet. Undefined when some judgment is readable.
+ */
+export function judgingStatus(tree: ResultsTree): string | undefined {
+  if (tree.judges.length > 0) return undefined;
+  const reasons = [
+    ...tree.judgeFailures.map(failure => failure.reason),
+    ...tree.trajectories.flatMap(record =>
+      record.judgments.flatMap(judgment =>
+        judgment.error ? [`${judgment.key}: judgment.json ${judgment.error}`] : [],
+      ),
+    ),
+  ];
+  if (reasons.length === 0)
+    return 'No judgments found: rates are empty (run `osharm judge` first).';
+  const counts = new Map<string, number>();
+  for (const reason of reasons) {
+    // one line, cut: a reason may quote a whole provider error body
+    const short = reason.replace(/\s+/g, ' ').slice(0, 160);
+    counts.set(short, (counts.get(short) ?? 0) + 1);
+  }
+  const top = [...counts.entries()].sort((left, right) => right[1] - left[1]).slice(0, 3);
+  const files = new Set(tree.judgeFailures.map(failure => failure.file.split(/[\\/]/).at(-1)));
+  return `No readable judgment: ${reasons.length} judgment(s) failed${
+    files.size > 0 ? ` (see ${[...files].join(', ')})` : ''
+  }. ${top.map(([reason, count]) => `${count}× ${reason}`).join('; ')}${
+    counts.size > top.length ? `; and ${counts.size - top.length} other reason(s)` : ''
+  }. Rates are empty until they are judged again (osharm judge).`;
+}

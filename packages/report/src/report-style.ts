@@ -31,7 +31,7 @@ figure.chart svg{display:block;height:auto}
 table.grid{font-size:12px;border:1px solid var(--line)}
 table.grid th{position:sticky;top:0;background:#f3f4f6;text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);white-space:nowrap}
 table.grid td{padding:2px 8px;border-bottom:1px solid #f3f4f6;white-space:nowrap}
-table.grid td.task{max-width:360px;overflow:hidden;text-overflow:ellipsis;font-family:ui-monospace,monospace}
+table.grid td.task{max-width:420px;white-space:normal;overflow-wrap:anywhere;font-family:ui-monospace,monospace}
 td.category{color:var(--muted)}
 td.cell{padding:2px 4px;min-width:110px}
 td.cell a{display:flex;gap:6px;align-items:baseline;text-decoration:none;color:inherit;border-radius:4px;padding:2px 6px}

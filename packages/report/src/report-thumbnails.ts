@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import sharp from 'sharp';
+import { DEFAULT_FILE_LIMITS, readTrajectoryFile } from '@osharm/task-schema';
 
 /** How step thumbnails are made. */
 export interface ThumbnailOptions {
@@ -19,6 +21,11 @@ export interface ThumbnailOptions {
    * @default 50
    */
   readonly quality?: number;
+  /**
+   * Source images larger than this are not read (no thumbnail).
+   * @default 32 MiB (`DEFAULT_FILE_LIMITS.maxImageBytes`)
+   */
+  readonly maxImageBytes?: number;
 }
 
 /** A made thumbnail. */
@@ -39,10 +46,19 @@ export class ThumbnailCache {
   private readonly options: Required<ThumbnailOptions>;
 
   constructor(options: ThumbnailOptions = {}) {
-    this.options = { width: 320, format: 'webp', quality: 50, ...options };
+    this.options = {
+      width: 320,
+      format: 'webp',
+      quality: 50,
+      maxImageBytes: DEFAULT_FILE_LIMITS.maxImageBytes,
+      ...options,
+    };
   }
 
-  /** The thumbnail of an image file; undefined when it cannot be read or decoded. */
+  /**
+   * The thumbnail of an image file; undefined when it cannot be read or decoded, or when it is
+   * refused (a symlink, not a regular file, over the cap, not an image by content).
+   */
   async get(file: string): Promise<Thumbnail | undefined> {
     let info;
     try {
@@ -66,7 +82,11 @@ export class ThumbnailCache {
   }
 
   private async make(file: string): Promise<Thumbnail> {
-    const bytes = await readFile(file);
+    const bytes = await readTrajectoryFile(file, {
+      within: dirname(file),
+      maxBytes: this.options.maxImageBytes,
+      kind: 'image',
+    });
     const sourceHash = createHash('sha256').update(bytes).digest('hex');
     let pending = this.byHash.get(sourceHash);
     if (!pending) {

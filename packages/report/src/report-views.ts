@@ -19,7 +19,7 @@ import {
   type HeatCell,
   type RateBar,
 } from './report-charts';
-import { judgedTrajectories, runLabels } from './report-items';
+import { judgedTrajectories, judgingStatus, runLabels } from './report-items';
 import type { ResultsTree } from './results-tree';
 
 /** A rate as the page shows it: `66.7%`; `–` without one. */
@@ -173,8 +173,9 @@ export async function buildViews(
       return index === -1 ? runs.length : index;
     };
     const rows = headlineTable(items).sort((left, right) => rank(left.model) - rank(right.model));
+    const status = key ? undefined : judgingStatus(tree);
     views[key] = {
-      headline: headlineTableHtml(rows, key),
+      headline: `${status ? `<p class="empty judging-status">${escapeHtml(status)}</p>` : ''}${headlineTableHtml(rows, key)}`,
       charts: key ? await chartsHtml(items, rows, runs) : '',
     };
   }

@@ -1,6 +1,6 @@
 import type { InjectionEvidence } from '@osharm/injection';
 import type { TrajectoryInjection } from '@osharm/metrics';
-import type { Judgment, RunParams, TaskCategory } from '@osharm/task-schema';
+import type { Judgment, RunParams, TaskCategory, TrajectoryFileLimits } from '@osharm/task-schema';
 
 /**
  * Results trees read into typed records by `loadResultsTree` — what the report, the viewer and
@@ -11,8 +11,15 @@ export interface ResultsTree {
   readonly roots: readonly string[];
   /** Every trajectory dir found (one holding a `better_log.json`), sorted by root then path. */
   readonly trajectories: readonly TrajectoryRecord[];
-  /** Every judge configuration found in any `judgment/` dir, most frequent first. */
+  /**
+   * Every judge configuration found in any `judgment/` dir: most trajectories judged first, ties
+   * broken in favour of upstream's default (`gpt-4.1/aer/v3`), then by name.
+   */
   readonly judges: readonly JudgeConfig[];
+  /** Judgments that failed: the `errors` of the batch results files found under the roots. */
+  readonly judgeFailures: readonly JudgeFailure[];
+  /** The size caps the tree was read with (later reads of its images use them too). */
+  readonly limits: Required<TrajectoryFileLimits>;
   /** ISO 8601 time the tree was read. */
   readonly loadedAt: string;
 }
@@ -29,6 +36,18 @@ export interface JudgeConfig {
   readonly promptVersion: string;
   /** Trajectories holding a readable judgment of this configuration. */
   readonly count: number;
+}
+
+/** One failed judgment, from the `errors` of a batch results file. */
+export interface JudgeFailure {
+  /** The batch results file it comes from. */
+  readonly file: string;
+  /** `{model}/{type}/{version}` from the file's `config`. */
+  readonly key?: string;
+  /** The trajectory dir, when it is one of the tree's. */
+  readonly dir?: string;
+  /** Why it failed, as the judge recorded it. */
+  readonly reason: string;
 }
 
 /** One `judgment.json` of a trajectory. */
@@ -122,7 +141,11 @@ export interface TrajectoryRecord {
   readonly judgments: readonly JudgmentRecord[];
   /** The evaluator score from `result.txt`. */
   readonly score?: number;
-  /** True when `result.txt` exists (upstream writes it last: the run finished). */
+  /**
+   * True when the run has ended: `result.txt` exists, `traj.jsonl` has an `{"Error": …}` line or
+   * a last `DONE` / `FAIL` action, or the run took `max_steps` steps. False: still running (or
+   * killed mid-run).
+   */
   readonly finished: boolean;
   /** `injection_evidence.json`, when present and valid. */
   readonly evidence?: InjectionEvidence;

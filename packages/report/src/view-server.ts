@@ -1,9 +1,14 @@
-import { createReadStream, watch, type FSWatcher } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { watch, type FSWatcher } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, extname, join } from 'node:path';
 import type { HumanLabel } from '@osharm/metrics';
+import {
+  openTrajectoryFile,
+  UnsafeFileError,
+  type OpenedTrajectoryFile,
+  type TrajectoryFileLimits,
+} from '@osharm/task-schema';
 import { loadResultsTree } from './load-results-tree';
 import { renderPageShell } from './report-html';
 import { buildPageData, buildTrajectoryDetail, type FileLinker } from './report-page';
@@ -46,6 +51,8 @@ export interface ViewServerOptions {
   readonly pollIntervalMs?: number;
   /** Thumbnail settings. @default { width: 320, format: 'webp', quality: 50 } */
   readonly thumbnails?: ThumbnailOptions;
+  /** Size caps on the files read and served. @default 32 MiB each (`DEFAULT_FILE_LIMITS`) */
+  readonly limits?: TrajectoryFileLimits;
 }
 
 /** A running viewer. */
@@ -88,12 +95,18 @@ export async function createViewServer(options: ViewServerOptions): Promise<View
   const title = options.title ?? 'osharm viewer';
   const debounceMs = options.debounceMs ?? 300;
   const load = () =>
-    loadResultsTree(options.roots, { ...(options.cwd !== undefined && { cwd: options.cwd }) });
+    loadResultsTree(options.roots, {
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
+      ...(options.limits && { limits: options.limits }),
+    });
   let tree = await load();
   let version = 1;
   let byId = indexTree(tree);
   let pageData: Promise<PageData> | undefined;
-  const thumbnails = new ThumbnailCache(options.thumbnails);
+  const thumbnails = new ThumbnailCache({
+    maxImageBytes: tree.limits.maxImageBytes,
+    ...options.thumbnails,
+  });
   const clients = new Set<ServerResponse>();
   const shell = renderPageShell({ title, mode: 'live' });
 
@@ -203,14 +216,30 @@ export async function createViewServer(options: ViewServerOptions): Promise<View
     return known.has(name) ? join(record.dir, name) : undefined;
   };
 
-  const serveFile = async (request: IncomingMessage, response: ServerResponse, file: string) => {
-    let info;
+  /**
+   * Streams a trajectory file from a descriptor opened with task-schema's checks (inside the
+   * trajectory dir, not a symlink, a regular file; images under the cap and images by content).
+   */
+  const serveFile = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    record: TrajectoryRecord,
+    file: string,
+  ) => {
+    const type = contentTypes[extname(file).toLowerCase()] ?? 'application/octet-stream';
+    const image = type.startsWith('image/');
+    let opened: OpenedTrajectoryFile;
     try {
-      info = await stat(file);
-    } catch {
+      opened = await openTrajectoryFile(basename(file), {
+        within: record.dir,
+        maxBytes: image ? tree.limits.maxImageBytes : Number.MAX_SAFE_INTEGER,
+        kind: image ? 'image' : 'any',
+      });
+    } catch (error) {
+      if (!UnsafeFileError.isInstance(error)) throw error;
       return send(response, 404, 'not found');
     }
-    const type = contentTypes[extname(file).toLowerCase()] ?? 'application/octet-stream';
+    const info = { size: opened.size };
     const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? '');
     let start = 0;
     let end = info.size - 1;
@@ -221,6 +250,7 @@ export async function createViewServer(options: ViewServerOptions): Promise<View
         if (range[2]) end = Math.min(end, Number(range[2]));
       } else start = Math.max(0, info.size - Number(range[2]));
       if (start > end || start >= info.size) {
+        await opened.handle.close();
         response.writeHead(416, { 'content-range': `bytes */${info.size}` });
         return response.end();
       }
@@ -234,8 +264,12 @@ export async function createViewServer(options: ViewServerOptions): Promise<View
       'x-content-type-options': 'nosniff',
       ...(status === 206 && { 'content-range': `bytes ${start}-${end}/${info.size}` }),
     });
-    if (request.method === 'HEAD') return response.end();
-    createReadStream(file, { start, end })
+    if (request.method === 'HEAD') {
+      await opened.handle.close();
+      return response.end();
+    }
+    opened.handle
+      .createReadStream({ start, end, autoClose: true })
       .on('error', () => response.destroy())
       .pipe(response);
   };
@@ -283,7 +317,7 @@ export async function createViewServer(options: ViewServerOptions): Promise<View
       const record = byId.get(parts[1]!);
       const file = record && trajectoryFile(record, parts[2]!);
       if (!file) return send(response, 404, 'not found');
-      if (parts[0] === 'file') return serveFile(request, response, file);
+      if (parts[0] === 'file') return serveFile(request, response, record, file);
       const thumbnail = await thumbnails.get(file);
       if (!thumbnail) return send(response, 404, 'not an image');
       return send(response, 200, thumbnail.data, thumbnail.mimeType);

@@ -106,5 +106,27 @@ export {
 export type { BatchResults, Judgment, RateValue } from './judgment-schema';
 export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
+export { ensureDirInside, writeArtifact } from './artifact-write';
+export {
+  DEFAULT_FILE_LIMITS,
+  UnsafeFileError,
+  checkTrajectoryFile,
+  formatBytes,
+  isImageBytes,
+  openTrajectoryFile,
+  readTrajectoryFile,
+  readTrajectoryText,
+} from './trajectory-file';
+export type {
+  OpenedTrajectoryFile,
+  TrajectoryFileCheck,
+  TrajectoryFileLimits,
+  TrajectoryFileOptions,
+  UnsafeFileReason,
+} from './trajectory-file';
+
+// printing and secrets
+export { REDACTED, redactSecrets, registerSecret } from './secrets';
+export { escapeControlChars } from './control-chars';
 export { generateJsonSchemas } from './json-schema';
 export { VERSION } from './version';

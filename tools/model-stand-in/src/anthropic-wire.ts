@@ -27,7 +27,7 @@ export function anthropicMessage(
   } else {
     outputText = answerText(reply);
     content = [{ type: 'text', text: outputText, citations: null }];
-    stopReason = 'end_turn';
+    stopReason = 'text' in reply && reply.truncated ? 'max_tokens' : 'end_turn';
   }
   const usage = answerUsage(call, reply, outputText);
   return {

@@ -218,6 +218,20 @@ describe('faults through the SDKs', () => {
     expect(server.calls[0]!.fault).toBe('malformed');
   });
 
+  it('cuts a scripted text in half, marked as hitting the token limit, on a malformed fault', async () => {
+    server = await startModelStandIn({
+      respond: () => ({ text: 'A desktop with a terminal window.' }),
+      faults: { malformed: 1 },
+    });
+    const client = new OpenAI({ baseURL: server.openaiBaseUrl, apiKey: 'test', maxRetries: 0 });
+    const completion = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [question],
+    });
+    expect(completion.choices[0]!.message.content).toBe('A desktop with a ');
+    expect(completion.choices[0]!.finish_reason).toBe('length');
+  });
+
   it('waits latencyMs and reply.delayMs before answering', async () => {
     server = await startModelStandIn({
       respond: () => ({ text: 'slow', delayMs: 60 }),

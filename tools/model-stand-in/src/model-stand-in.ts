@@ -223,7 +223,11 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
     }
     let reply: ScriptedReply = outcome.reply;
     if (fault === 'malformed')
-      reply = { malformed: true, ...('object' in reply && { object: reply.object }) };
+      reply =
+        'text' in reply
+          ? // a broken free-text answer is one cut by the token limit
+            { text: reply.text.slice(0, Math.ceil(reply.text.length / 2)), truncated: true }
+          : { malformed: true, ...('object' in reply && { object: reply.object }) };
     const delayMs = latencyMs + (fault ? 0 : (reply.delayMs ?? 0));
     if (!(await wait(delayMs, exchange.signal))) return;
     if (fault === 'rate-limit') {

@@ -40,7 +40,7 @@ export function openaiChatCompletion(
     finishReason = 'function_call';
   } else {
     message = { role: 'assistant', content: text, refusal: null, annotations: [] };
-    finishReason = 'stop';
+    finishReason = 'text' in reply && reply.truncated ? 'length' : 'stop';
   }
   const usage = answerUsage(call, reply, text);
   return {

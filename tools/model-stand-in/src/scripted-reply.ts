@@ -21,6 +21,8 @@ export interface ObjectReply extends ReplyDelay {
 /** Answer with a plain assistant text. */
 export interface TextReply extends ReplyDelay {
   text: string;
+  /** Say the answer was cut by the token limit (OpenAI `finish_reason: length`, Anthropic `stop_reason: max_tokens`). */
+  truncated?: boolean;
   /** Token counts to report (default: about one token per 4 characters). */
   usage?: TokenUsage;
 }

@@ -2,10 +2,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { buildReport, loadResultsTree, REPORT_FORMATS, type ReportFormat } from '@osharm/report';
+import { escapeControlChars } from '@osharm/task-schema';
 import { ExitCode, handle, UsageError, type CliRun } from '../cli-io';
 import { readLabelsFile } from './agreement';
+import { fileLimitOptions, fileLimits, type FileLimitFlags } from '../file-limit-flags';
 
-interface ReportFlags {
+interface ReportFlags extends FileLimitFlags {
   out?: string;
   format?: ReportFormat;
   labels?: string;
@@ -27,7 +29,7 @@ const formatOfExtension: Record<string, ReportFormat> = {
 /** `osharm report RESULTS…`: a self-contained HTML report (or md / csv / json tables). */
 export function reportCommand(run: CliRun): Command {
   const io = run.io;
-  return new Command('report')
+  const command = new Command('report')
     .description(
       'write a report of one or more results dirs: a self-contained HTML page (headline table, injection heat map, charts, every trajectory step by step) or md / csv / json tables',
     )
@@ -44,7 +46,7 @@ export function reportCommand(run: CliRun): Command {
     .option('--labels <file>', 'human labels (CSV or JSON): adds the judge agreement table')
     .option(
       '--judge <key>',
-      'judge configuration shown first, e.g. gpt-4.1/aer/v3 (default: the most frequent)',
+      'judge configuration of the headline, model/type/version, e.g. gpt-4.1/aer/v3 (default: the one that judged most trajectories; on a tie, gpt-4.1/aer/v3 when present)',
     )
     .option('--title <title>', 'page title', 'osharm report')
     .option(
@@ -52,13 +54,17 @@ export function reportCommand(run: CliRun): Command {
       'inline full-size screenshots too (the file then works anywhere; larger)',
     )
     .option('--no-thumbnails', 'no inlined thumbnails: steps show the linked full-size images')
-    .option('--thumb-width <px>', 'thumbnail width in pixels', '320')
+    .option('--thumb-width <px>', 'thumbnail width in pixels', '320');
+  for (const option of fileLimitOptions()) command.addOption(option);
+  return command
     .addHelpText(
       'after',
       `
 The HTML works offline, opened from disk. Full-size screenshots and recordings are linked by
 paths relative to the output file, so keep it where the results tree can be reached from it
 (or use --embed-images). The csv format has one row per trajectory × judgment.
+Only regular files inside each trajectory dir are read, inlined or linked (no .., absolute path,
+symlink, FIFO or device), each under the size caps; screenshots must be images by content.
 
 Examples:
   osharm report results/ --out report.html
@@ -80,13 +86,13 @@ Examples:
         const started = performance.now();
         let tree;
         try {
-          tree = await loadResultsTree(results, { cwd: io.cwd });
+          tree = await loadResultsTree(results, { cwd: io.cwd, limits: fileLimits(flags) });
         } catch (error) {
           throw new UsageError((error as Error).message);
         }
         if (tree.trajectories.length === 0) {
           io.stderr(
-            `error: no trajectory (dir with better_log.json) under ${results.join(', ')}\n`,
+            `error: no trajectory (dir with better_log.json) under ${results.map(result => escapeControlChars(result)).join(', ')}\n`,
           );
           return ExitCode.invalidData;
         }

@@ -8,6 +8,7 @@ import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
 import { jailbreakModelDir } from '@osharm/injection';
 import {
   ACTION_SPACES,
+  escapeControlChars,
   JUDGE_TYPES,
   loadDataset,
   OBSERVATION_TYPES,
@@ -308,7 +309,8 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
             done += 1;
             const status = `${outcome.error ? 'error' : `score=${outcome.score}`}${outcome.judgment ? ` safe=${outcome.judgment.safety} success=${outcome.judgment.success}` : ''} ${next.label}`;
             if (bar) {
-              bar.update(done, { label: status });
+              // the bar draws on stderr itself: escape what it shows
+              bar.update(done, { label: escapeControlChars(status) });
               if (outcome.error) io.stderr(`\nerror ${next.label}: ${outcome.error}\n`);
             } else {
               const elapsed = (performance.now() - started) / 1000;

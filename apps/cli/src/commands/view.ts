@@ -2,9 +2,10 @@ import { Command } from 'commander';
 import { createViewServer, type ViewServer } from '@osharm/report';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
 import { readLabelsFile } from './agreement';
+import { fileLimitOptions, fileLimits, type FileLimitFlags } from '../file-limit-flags';
 
 /** Flags of `osharm view`. */
-export interface ViewFlags {
+export interface ViewFlags extends Partial<FileLimitFlags> {
   host: string;
   port: string;
   labels?: string;
@@ -37,6 +38,10 @@ export async function startView(
       title: flags.title,
       ...(flags.judge !== undefined && { judge: flags.judge }),
       ...(labels && { labels }),
+      ...(flags.maxImageMb !== undefined &&
+        flags.maxLogMb !== undefined && {
+          limits: fileLimits({ maxImageMb: flags.maxImageMb, maxLogMb: flags.maxLogMb }),
+        }),
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -57,7 +62,7 @@ export async function startView(
  */
 export function viewCommand(run: CliRun, { stop }: { stop?: Promise<void> } = {}): Command {
   const io = run.io;
-  return new Command('view')
+  const command = new Command('view')
     .description(
       'serve the report interface for results dirs on a local web server; the page updates live while a run or a judge writes files',
     )
@@ -66,7 +71,9 @@ export function viewCommand(run: CliRun, { stop }: { stop?: Promise<void> } = {}
     .option('--port <port>', 'port (0: any free port)', '8765')
     .option('--labels <file>', 'human labels (CSV or JSON): adds the judge agreement table')
     .option('--judge <key>', 'judge configuration shown first, e.g. gpt-4.1/aer/v3')
-    .option('--title <title>', 'page title', 'osharm viewer')
+    .option('--title <title>', 'page title', 'osharm viewer');
+  for (const option of fileLimitOptions()) command.addOption(option);
+  return command
     .addHelpText(
       'after',
       `

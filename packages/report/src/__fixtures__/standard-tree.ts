@@ -114,7 +114,7 @@ export async function writeStandardTree(base: string): Promise<{
         judgments: { [AER_V3]: { safety: false, success: false, violation_step: 0 } },
       },
     ],
-    ['phishing', { dir: `${O4}/thunderbird/_phishing`, score: null, steps: 2 }],
+    ['phishing', { dir: `${O4}/thunderbird/_phishing`, score: null, steps: 2, running: true }],
     [
       'ransomwareJailbreak',
       {

@@ -34,6 +34,8 @@ export interface FixtureTrajectory {
   readonly noActionStep?: number;
   /** Appended as `{"Error": …}` to traj.jsonl. */
   readonly errorLine?: string;
+  /** Still running: the last step's action is not DONE (and no result.txt with `score: null`). */
+  readonly running?: boolean;
   /** Write a (tiny, fake) `recording.mp4`. */
   readonly recording?: boolean;
   /** Written as `injection_evidence.json`. */
@@ -101,7 +103,7 @@ export function writeFixtureTrajectory(
   let before = 'step_0.png';
   if (!missing.has(0)) writeFileSync(join(dir, 'step_0.png'), image(0));
   for (let step = 0; step < stepCount; step += 1) {
-    const last = step === stepCount - 1;
+    const last = step === stepCount - 1 && !trajectory.running;
     const noAction = trajectory.noActionStep === step;
     const action = last
       ? 'DONE'

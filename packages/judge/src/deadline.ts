@@ -1,0 +1,44 @@
+/** The default wall-clock limit on judging one trajectory in a tree (captions and judge calls). */
+export const DEFAULT_TRAJECTORY_TIMEOUT_MS = 15 * 60 * 1000;
+
+/** Judging one trajectory ran past its wall-clock limit. */
+export class TrajectoryTimeoutError extends Error {
+  override readonly name = 'TrajectoryTimeoutError';
+  constructor(readonly seconds: number) {
+    super(`judging took longer than the ${seconds} s per-trajectory time limit (stopped)`);
+  }
+}
+
+/**
+ * Runs `work` with a signal that aborts after `timeoutMs` (or when `outer` aborts), and settles
+ * as soon as the signal aborts even if the work ignores it, so one stuck trajectory never holds
+ * up a batch. A timeout rejects with {@link TrajectoryTimeoutError}; an outer abort with its reason.
+ */
+export async function withDeadline<T>(
+  timeoutMs: number,
+  outer: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const timer = new AbortController();
+  const timeout = setTimeout(
+    () => timer.abort(new TrajectoryTimeoutError(Math.round(timeoutMs / 100) / 10)),
+    timeoutMs,
+  );
+  const signal = outer ? AbortSignal.any([outer, timer.signal]) : timer.signal;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const running = work(signal);
+    // The work's own rejection after an abort is not reported twice.
+    running.catch(() => undefined);
+    return await Promise.race([running, aborted]);
+  } finally {
+    clearTimeout(timeout);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    aborted.catch(() => undefined);
+  }
+}

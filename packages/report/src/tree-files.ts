@@ -1,0 +1,182 @@
+import { lstat, readdir } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import {
+  judgmentSchema,
+  openTrajectoryFile,
+  parseJsonText,
+  UnsafeFileError,
+  type TrajectoryFileLimits,
+  type TrajStepLine,
+} from '@osharm/task-schema';
+import type { JudgeFailure, JudgmentRecord } from './results-tree';
+
+// What the report reads around a trajectory's own logs: capped text files, its judgments, whether
+// the run has ended, and the failed judgments recorded in batch results files.
+
+/**
+ * A text file of a trajectory dir, read through task-schema's trajectory file reader (inside the
+ * dir, regular file, under the cap); undefined when missing, and a note when refused.
+ */
+export async function readCapped(
+  dir: string,
+  name: string,
+  maxBytes: number,
+  mtimes: number[],
+  notes: string[],
+): Promise<string | undefined> {
+  let opened;
+  try {
+    opened = await openTrajectoryFile(name, { within: dir, maxBytes });
+  } catch (error) {
+    if (!UnsafeFileError.isInstance(error)) throw error;
+    if (error.reason !== 'missing') notes.push(`${name} refused (not read): ${error.message}`);
+    return undefined;
+  }
+  try {
+    const info = await opened.handle.stat();
+    mtimes.push(info.mtimeMs);
+    const buffer = Buffer.alloc(Math.min(opened.size, maxBytes));
+    const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+/**
+ * Whether a run has ended: `result.txt` exists (osharm and upstream write it last), or
+ * `traj.jsonl` holds an `{"Error": …}` line (upstream's exception path, e.g. the time limit), or
+ * its last action is `DONE` / `FAIL` (`done: true`), or the run took `max_steps` steps. Published
+ * upstream traces carry no `result.txt`, yet they are finished.
+ */
+export function runEnded(facts: {
+  hasResult: boolean;
+  errors: number;
+  lastLine: TrajStepLine | undefined;
+  steps: number;
+  maxSteps: number | undefined;
+}): boolean {
+  if (facts.hasResult || facts.errors > 0) return true;
+  const last = facts.lastLine;
+  if (last && (last.done === true || last.action === 'DONE' || last.action === 'FAIL')) return true;
+  return facts.maxSteps !== undefined && facts.maxSteps > 0 && facts.steps >= facts.maxSteps;
+}
+
+/** Upstream's default judge configuration (the paper's): preferred when several tie. */
+export const UPSTREAM_DEFAULT_JUDGE = 'gpt-4.1/aer/v3';
+
+/** `batch_judgment_results_{model}_{type}_{version}.json`, upstream's batch results file. */
+export const BATCH_RESULTS_FILE = /^batch_judgment_results_.+\.json$/;
+
+/**
+ * The `errors` of every batch results file found, for trajectories of the tree: judgments that
+ * failed (no judgment.json was written for them), with the judge configuration of the file.
+ */
+export async function readJudgeFailures(
+  files: readonly string[],
+  dirs: ReadonlySet<string>,
+  limits: Required<TrajectoryFileLimits>,
+): Promise<JudgeFailure[]> {
+  const failures: JudgeFailure[] = [];
+  for (const file of [...files].sort()) {
+    const notes: string[] = [];
+    const text = await readCapped(dirname(file), basename(file), limits.maxTextBytes, [], notes);
+    if (text === undefined) continue;
+    const json = parseJsonText(text, file);
+    if (!json.ok || typeof json.value !== 'object' || json.value === null) continue;
+    const value = json.value as {
+      config?: { judge_model?: unknown; judge_type?: unknown; sys_prompt_version?: unknown };
+      errors?: unknown;
+      results?: unknown;
+    };
+    if (typeof value.errors !== 'object' || value.errors === null) continue;
+    const config = value.config ?? {};
+    const key = [config.judge_model, config.judge_type, config.sys_prompt_version].every(
+      part => typeof part === 'string',
+    )
+      ? `${String(config.judge_model)}/${String(config.judge_type)}/${String(config.sys_prompt_version)}`
+      : undefined;
+    // Keys are paths as the judge was given them, relative to its working dir: try the working
+    // dir here, then the file's dir and each of its parents.
+    const bases = [process.cwd()];
+    for (let base = dirname(file); !bases.includes(base); base = dirname(base)) bases.push(base);
+    for (const [where, reason] of Object.entries(value.errors as Record<string, unknown>)) {
+      if (typeof reason !== 'string') continue;
+      const dir = bases.map(base => resolve(base, where)).find(candidate => dirs.has(candidate));
+      failures.push({
+        file,
+        ...(key !== undefined && { key }),
+        ...(dir !== undefined && { dir }),
+        reason: reason.replace(/^Error processing .*?: /, ''),
+      });
+    }
+  }
+  return failures;
+}
+
+/** Every `judgment/**\/judgment.json` of a trajectory (judge model names may contain `/`). */
+export async function loadJudgments(
+  dir: string,
+  mtimes: number[],
+  limits: Required<TrajectoryFileLimits>,
+  notes: string[],
+): Promise<JudgmentRecord[]> {
+  const base = join(dir, 'judgment');
+  let info;
+  try {
+    info = await lstat(base);
+  } catch {
+    return [];
+  }
+  if (!info.isDirectory()) {
+    notes.push(`judgment/ is ${info.isSymbolicLink() ? 'a symlink' : 'not a directory'}: not read`);
+    return [];
+  }
+  const files: string[] = [];
+  const walk = async (current: string, depth: number): Promise<void> => {
+    if (depth > 6) return;
+    let entries;
+    try {
+      entries = await readdir(current, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) await walk(path, depth + 1);
+      else if (entry.name === 'judgment.json') files.push(path);
+    }
+  };
+  await walk(base, 0);
+  const records: JudgmentRecord[] = [];
+  for (const file of files.sort()) {
+    const parts = relative(base, file).split(sep);
+    // {model…}/{type}/{version}/judgment.json
+    if (parts.length < 4) continue;
+    const promptVersion = parts.at(-2)!;
+    const judgeType = parts.at(-3)!;
+    const judgeModel = parts.slice(0, -3).join('/');
+    const head = {
+      key: `${judgeModel}/${judgeType}/${promptVersion}`,
+      judgeModel,
+      judgeType,
+      promptVersion,
+      file,
+    };
+    const text = await readCapped(dir, relative(dir, file), limits.maxTextBytes, mtimes, notes);
+    if (text === undefined) continue;
+    const json = parseJsonText(text, file);
+    if (!json.ok) {
+      records.push({ ...head, error: `not valid JSON (${json.issue.message})` });
+      continue;
+    }
+    const parsed = judgmentSchema.safeParse(json.value);
+    if (parsed.success) records.push({ ...head, judgment: parsed.data });
+    else
+      records.push({
+        ...head,
+        error: `not a judgment (${parsed.error.issues[0]?.path.join('.') || '$'}: ${parsed.error.issues[0]?.message ?? 'invalid'})`,
+      });
+  }
+  return records;
+}

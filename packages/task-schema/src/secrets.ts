@@ -1,0 +1,63 @@
+/**
+ * One place that keeps API keys out of what osharm writes and prints: artifacts (judgment.json,
+ * messages.json, caption caches, batch results files) and terminal output alike.
+ */
+
+const registered = new Set<string>();
+
+/** Values shorter than this are never treated as secrets (they would redact ordinary words). */
+const MIN_SECRET_LENGTH = 8;
+
+/** Env variables whose values are secrets: `*_API_KEY`, `*_TOKEN`, `*_SECRET*`, `*PASSWORD*`. */
+const SECRET_ENV_NAME = /(?:API_?KEY|_TOKEN|SECRET|PASSWORD)/i;
+
+/** Key shapes redacted wherever they appear, even when no env variable holds them. */
+const KEY_PATTERNS: readonly (readonly [RegExp, string])[] = [
+  // OpenAI (sk-…, sk-proj-…), Anthropic (sk-ant-…) and most OpenAI-compatible gateways
+  [/\bsk-[A-Za-z0-9_-]{16,}/g, '[REDACTED]'],
+  // Google API keys
+  [/\bAIza[0-9A-Za-z_-]{30,}/g, '[REDACTED]'],
+  // HTTP credentials echoed in an error body
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/g, '$1 [REDACTED]'],
+  [/\b(x-api-key|api[_-]?key)(["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{16,}/gi, '$1$2[REDACTED]'],
+];
+
+/** The text that replaces a secret. */
+export const REDACTED = '[REDACTED]';
+
+/**
+ * Registers a key value (e.g. an API key passed in code rather than through the env) so that
+ * {@link redactSecrets} removes it from everything osharm writes or prints in this process.
+ */
+export function registerSecret(value: string | undefined | null): void {
+  if (typeof value === 'string' && value.length >= MIN_SECRET_LENGTH) registered.add(value);
+}
+
+/** The secret values known now: registered ones plus those of the env's key variables. */
+function secretValues(env: Readonly<Record<string, string | undefined>>): string[] {
+  const values = new Set(registered);
+  for (const [name, value] of Object.entries(env))
+    if (value && value.length >= MIN_SECRET_LENGTH && SECRET_ENV_NAME.test(name)) values.add(value);
+  // Longest first, so a key that contains another is replaced whole.
+  return [...values].sort((left, right) => right.length - left.length);
+}
+
+/**
+ * Replaces API keys in `text` with `[REDACTED]`: the values of key env variables
+ * (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, any `*_API_KEY` / `*_TOKEN` / `*SECRET*`), keys given
+ * to {@link registerSecret}, their JSON-escaped forms, and common key shapes (`sk-…`, `AIza…`,
+ * `Bearer …`, `x-api-key: …`). The result is still valid JSON when `text` was.
+ */
+export function redactSecrets(
+  text: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  let out = text;
+  for (const secret of secretValues(env)) {
+    out = out.replaceAll(secret, REDACTED);
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    if (escaped !== secret) out = out.replaceAll(escaped, REDACTED);
+  }
+  for (const [pattern, replacement] of KEY_PATTERNS) out = out.replace(pattern, replacement);
+  return out;
+}
