@@ -24,6 +24,18 @@ import {
 } from '@osharm/task-schema';
 import { ExitCode, type BatchJudgeIo, type BatchJudgeRun } from './io';
 import {
+  connectionFailure,
+  endpointRouting,
+  MAX_CONSECUTIVE_CONNECTION_FAILURES,
+  missingCredentials,
+  parseBaseUrl,
+  parseRetries,
+  parseTimeoutSeconds,
+  resolveEndpoint,
+  unreachableMessage,
+  type ModelEndpoint,
+} from './model-endpoints';
+import {
   barReporter,
   errorReason,
   lineReporter,
@@ -39,8 +51,13 @@ export interface BatchJudgeFlags {
   judgeModel: string;
   judgeType: JudgeType;
   quiet?: boolean;
-  concurrency: number;
+  maxConnections: number;
   force?: boolean;
+  includeUnfinished?: boolean;
+  maxRetries?: number;
+  timeout?: number;
+  judgeBaseUrl?: string;
+  captionerBaseUrl?: string;
   batchApi?: boolean;
   pollInterval: number;
   captionerModel: string;
@@ -155,6 +172,19 @@ function humanReport(
       lines.push(`  … and ${errors.length - 20} more (see "errors" in the results file)`);
     }
   }
+  const erroredRuns = Object.entries(result.errored_runs);
+  if (erroredRuns.length > 0) {
+    lines.push(
+      '',
+      `Errored or unfinished runs, not judged and not counted (${erroredRuns.length}; osharm run resumes them):`,
+    );
+    for (const [dir, reason] of erroredRuns.slice(0, 20)) lines.push(`  ${show(dir)}: ${reason}`);
+    if (erroredRuns.length > 20) {
+      lines.push(
+        `  … and ${erroredRuns.length - 20} more (see "errored_runs" in the results file)`,
+      );
+    }
+  }
   lines.push('', `Batch results saved to: ${resultsFile}`);
   return lines;
 }
@@ -198,8 +228,38 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
       new Option('--judge-type <type>', 'judging strategy').choices(JUDGE_TYPES).default('aer'),
     )
     .option('--quiet', 'no progress output, only the final summary')
-    .option('--concurrency <n>', 'trajectories judged at once', positiveInteger, 8)
+    .option(
+      '--max-connections <n>',
+      'trajectories judged at once (concurrent model connections; Inspect spelling)',
+      positiveInteger,
+      8,
+    )
+    .addOption(
+      new Option('--concurrency <n>', 'the same as --max-connections (older spelling)')
+        .argParser(positiveInteger)
+        .hideHelp(),
+    )
     .option('--force', 're-judge trajectories that already have a judgment for these settings')
+    .option(
+      '--include-unfinished',
+      'also judge runs with no result.txt and no error line (e.g. traces copied without result.txt); errored runs are never judged',
+    )
+    .option(
+      '--max-retries <n>',
+      'HTTP retries per model request (429, 5xx, dropped connections, timeouts)',
+      parseRetries,
+    )
+    .option('--timeout <seconds>', 'per model request timeout (default 120)', parseTimeoutSeconds)
+    .option(
+      '--judge-base-url <url>',
+      'base URL of the judge model (else OSHARM_JUDGE_BASE_URL, else OPENAI_BASE_URL / ANTHROPIC_BASE_URL)',
+      parseBaseUrl,
+    )
+    .option(
+      '--captioner-base-url <url>',
+      'base URL of the captioner (else OSHARM_CAPTIONER_BASE_URL, else OPENAI_BASE_URL / ANTHROPIC_BASE_URL)',
+      parseBaseUrl,
+    )
     .option(
       '--batch-api',
       "send the judge requests through the provider's batch API (half price, up to 24 h; resumable)",
@@ -247,10 +307,13 @@ Writes {traj}/judgment/{judge_model}/{judge_type}/{version}/judgment.json for ea
 {traj_dir}/batch_judgment_results_{judge_model}_{judge_type}_{version}.json (with
 --observation-type a11y_tree --judge-type default: under a11_tree_default/, as upstream).
 Trajectories already judged with the same model, type and version are read, not judged again.
-Env: OPENAI_API_KEY, OPENAI_BASE_URL (vLLM, Ollama, a proxy), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.
+Runs that errored (traj.jsonl ends with an {"Error": …} line) or are unfinished (no result.txt) are
+listed with their reason, never judged or counted (--include-unfinished judges the unfinished ones).
+Env: OPENAI_API_KEY, OPENAI_BASE_URL (vLLM, Ollama, a proxy), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+OSHARM_JUDGE_BASE_URL, OSHARM_CAPTIONER_BASE_URL; a .env file in the working dir is read.
 Upstream snake_case flags (--judge_type …) are accepted too.
-Exit codes: 0 every trajectory judged, 1 some trajectory failed (see "errors") or none was found,
-2 usage error.`;
+Exit codes: 0 every finished trajectory judged, 1 some trajectory failed (see "errors"), none was
+found, or the endpoint could not be reached, 2 usage or setup error (bad flag, no API key).`;
     });
   command.action(async (positional: string | undefined, flags: BatchJudgeFlags) => {
     run.exitCode = Math.max(run.exitCode, await judgeCommandAction(command, io, positional, flags));
@@ -303,9 +366,40 @@ async function judgeCommandAction(
     return ExitCode.failed;
   }
 
-  const routing = { openai: { env: io.env }, anthropic: { env: io.env } };
-  const model = createJudgeModel(flags.judgeModel, routing);
-  const captioner = createJudgeModel(flags.captionerModel, routing);
+  const maxConnections =
+    command.getOptionValueSource('concurrency') === 'cli' &&
+    command.getOptionValueSource('maxConnections') !== 'cli'
+      ? (flags as { concurrency?: number }).concurrency!
+      : flags.maxConnections;
+  const endpoint = (role: 'judge' | 'captioner', model: string, value: string | undefined) =>
+    resolveEndpoint({
+      role,
+      model,
+      flag: { name: `--${role}-base-url`, value },
+      maxRetries: flags.maxRetries,
+      timeoutSeconds: flags.timeout,
+      env: io.env,
+    });
+  const judgeEndpoint = endpoint('judge', flags.judgeModel, flags.judgeBaseUrl);
+  const captionerEndpoint = endpoint('captioner', flags.captionerModel, flags.captionerBaseUrl);
+  const endpoints: ModelEndpoint[] = [
+    judgeEndpoint,
+    ...(['aer', 'all_step_aer', 'captioned_default'].includes(flags.judgeType)
+      ? [captionerEndpoint]
+      : []),
+  ];
+  for (const each of endpoints) {
+    const missing = missingCredentials(each, io.env);
+    if (missing)
+      usage(
+        `--${each.role}-model ${each.model} needs a model API: set ${missing}${each.role === 'captioner' ? ` (the captioner of --judge-type ${flags.judgeType})` : ''}`,
+      );
+  }
+  const model = createJudgeModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env));
+  const captioner = createJudgeModel(
+    flags.captionerModel,
+    endpointRouting(captionerEndpoint, io.env),
+  );
   const images: ImageOptions | undefined =
     flags.maxImageSide === undefined && flags.imageFormat === undefined
       ? undefined
@@ -325,15 +419,24 @@ async function judgeCommandAction(
       : lineReporter(line => err(`${line}\n`), shownRoot, show);
 
   const controller = new AbortController();
+  let connectionFailures = 0;
   const onProgress = (event: JudgeTreeEvent) => {
     reporter.onProgress(event);
-    if (event.type === 'trajectory-end' && event.error && !controller.signal.aborted) {
+    if (event.type !== 'trajectory-end' || controller.signal.aborted) return;
+    const unreachable = event.error ? connectionFailure(event.cause) : undefined;
+    connectionFailures = unreachable ? connectionFailures + 1 : 0;
+    if (unreachable && connectionFailures >= MAX_CONSECUTIVE_CONNECTION_FAILURES) {
+      // One message instead of one error per trajectory: the endpoint is down.
+      controller.abort(
+        new FatalRunError(
+          `${unreachableMessage(endpoints, unreachable, connectionFailures)} (stopped)`,
+        ),
+      );
+    } else if (event.error && isFatal(event.cause)) {
       const reason = errorReason(event.dir, event.error);
-      if (isFatal(event.cause)) {
-        controller.abort(
-          new FatalRunError(`${reason.replace(/^OsharmJudgeSettingError: /, '')} (stopped)`),
-        );
-      }
+      controller.abort(
+        new FatalRunError(`${reason.replace(/^OsharmJudgeSettingError: /, '')} (stopped)`),
+      );
     }
   };
 
@@ -346,8 +449,9 @@ async function judgeCommandAction(
       observationType: flags.observationType,
       model,
       captioner,
-      concurrency: flags.concurrency,
+      concurrency: maxConnections,
       force: flags.force === true,
+      includeUnfinished: flags.includeUnfinished === true,
       batchApi: flags.batchApi ? { pollIntervalMs: flags.pollInterval * 1000 } : undefined,
       images,
       onProgress,

@@ -15,7 +15,8 @@ export function errorReason(dir: string, error: string): string {
 
 const startLine = (event: Extract<JudgeTreeEvent, { type: 'start' }>, root: string) =>
   `Found ${event.total} trajectory(ies) under ${root}: ${event.pending} to judge` +
-  (event.skipped > 0 ? `, ${event.skipped} already judged (skipped; --force re-judges)` : '');
+  (event.skipped > 0 ? `, ${event.skipped} already judged (skipped; --force re-judges)` : '') +
+  (event.errored > 0 ? `, ${event.errored} errored or unfinished run(s) (not judged)` : '');
 
 const batchLine = (event: Extract<JudgeTreeEvent, { type: 'batch-status' }>) =>
   `batch ${event.batchId}: ${event.status} (${event.completed + event.failed}/${event.total} done, ${event.failed} failed)`;

@@ -362,11 +362,6 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     },
     results: sortedResults,
     errors: sortedErrors,
-    errored_runs: Object.fromEntries(
-      Object.keys(erroredRuns)
-        .sort()
-        .map(key => [key, erroredRuns[key]!]),
-    ),
     ...summarizeTree({
       rootDir: options.rootDir,
       results: sortedResults,
@@ -377,6 +372,11 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       runFacts,
     }),
     usage,
+    errored_runs: Object.fromEntries(
+      Object.keys(erroredRuns)
+        .sort()
+        .map(key => [key, erroredRuns[key]!]),
+    ),
   };
   if (options.write !== false) {
     await writeFileAtomic(
