@@ -358,7 +358,7 @@ async function judgeCommandAction(
   const show = (path: string) => displayPath(io, path);
   const shownRoot = show(rootDir);
 
-  const found = await discoverTrajectories(absoluteRoot);
+  const found = await discoverTrajectories(absoluteRoot, { runDirs: true });
   if (found.length === 0) {
     err(
       `error: no trajectories under ${shownRoot}: no directory there holds a better_log.json (pass a results dir such as results/ or results/pyautogui/screenshot_a11y_tree/o4-mini)\n`,

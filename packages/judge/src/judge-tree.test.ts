@@ -421,6 +421,13 @@ describe('judgeTree: errored and unfinished runs (issue 9)', () => {
     const entries = flatEntries(3, 71);
     await writeTree(root, entries);
     const [finished, errored, unfinished] = entries.map(entry => join(root, entry.rel));
+    // A run that errored at its first model call: traj.jsonl only, no better_log.json.
+    const early = join(root, `${RUN_DIR}/o4-mini/os/_misuse-early`);
+    await mkdir(early, { recursive: true });
+    await writeFile(
+      join(early, 'traj.jsonl'),
+      '{"Error": "os/_misuse-early - agent model call failed: RateLimitError 429: slow down"}\n',
+    );
     // The errored run: what osharm run writes when the agent's model call failed after retries.
     await writeTrajectoryFixture(errored!, {
       instruction: `Tidy up [${entries[1]!.tag}].`,
@@ -442,6 +449,7 @@ describe('judgeTree: errored and unfinished runs (issue 9)', () => {
     expect(Object.keys(result.results)).toEqual([finished]);
     expect(stand.judgeCalls().map(call => call.tag)).toEqual([entries[0]!.tag]);
     expect(result.errored_runs).toEqual({
+      [early]: 'os/_misuse-early - agent model call failed: RateLimitError 429: slow down',
       [errored!]: 'Time limit exceeded in os/_fixture',
       [unfinished!]: expect.stringMatching(/no result\.txt.*unfinished/),
     });
@@ -449,16 +457,16 @@ describe('judgeTree: errored and unfinished runs (issue 9)', () => {
     expect(result.summary).toMatchObject({
       total_trajectories: 1,
       successful_evaluations: 1,
-      errored_runs: 2,
+      errored_runs: 3,
     });
-    expect(events[0]).toMatchObject({ type: 'start', total: 3, pending: 1, errored: 2 });
+    expect(events[0]).toMatchObject({ type: 'start', total: 4, pending: 1, errored: 3 });
     // No judgment was written for them, and the results file parses with the shared schema.
     expect(await findJudgmentFiles(errored!)).toEqual([]);
     expect(await findJudgmentFiles(unfinished!)).toEqual([]);
     const file = batchResultsSchema.parse(
       JSON.parse(await readFile(join(root, 'batch_judgment_results_gpt-4.1_aer_v3.json'), 'utf8')),
     );
-    expect(Object.keys(file.errored_runs ?? {})).toHaveLength(2);
+    expect(Object.keys(file.errored_runs ?? {})).toHaveLength(3);
 
     // includeUnfinished judges the unfinished one; the errored one never.
     const again = await judgeTree({
@@ -468,7 +476,7 @@ describe('judgeTree: errored and unfinished runs (issue 9)', () => {
       includeUnfinished: true,
     });
     expect(Object.keys(again.results).sort()).toEqual([finished, unfinished].sort());
-    expect(Object.keys(again.errored_runs)).toEqual([errored]);
+    expect(Object.keys(again.errored_runs).sort()).toEqual([early, errored!].sort());
   });
 });
 

@@ -209,7 +209,8 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     : undefined;
   const settings = { judgeModel: model.modelId, judgeType, promptVersion, observationType };
 
-  const dirs = await discoverTrajectories(options.rootDir);
+  // Run dirs without better_log.json too: a run that errored before its first step is listed.
+  const dirs = await discoverTrajectories(options.rootDir, { runDirs: true });
   const results: Record<string, Judgment> = {};
   const errors: Record<string, string> = {};
   const processingTimes: Record<string, number> = {};
@@ -221,7 +222,8 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     const status = await readRunStatus(dir);
     if (
       status.state === 'errored' ||
-      (status.state === 'unfinished' && options.includeUnfinished !== true)
+      (status.state === 'unfinished' &&
+        (options.includeUnfinished !== true || !existsSync(join(dir, 'better_log.json'))))
     ) {
       erroredRuns[dir] = status.reason;
       continue;

@@ -319,7 +319,8 @@ async function runBenchmark(
           endpoint: endpoints.agent,
         });
         try {
-          for (let next = queue.shift(); next && !breaker.stopped; next = queue.shift()) {
+          while (!breaker.stopped && queue.length > 0) {
+            const next = queue.shift()!;
             const outcome = await runOne(next, {
               env,
               agent,
