@@ -12,6 +12,7 @@ import {
   parseJsonText,
   parseResultTxt,
   parseTrajJsonl,
+  readRunStatus,
   type BetterLog,
   type TrajLine,
   type TrajStepLine,
@@ -219,6 +220,7 @@ async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRe
     else notes.push(`${INJECTION_EVIDENCE_FILE} is not valid`);
   }
 
+  const status = await readRunStatus(dir);
   const judgments = await loadJudgments(dir, mtimes);
   for (const record of judgments)
     if (record.error) notes.push(`judgment ${record.key}: ${record.error}`);
@@ -269,6 +271,7 @@ async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRe
     judgments,
     ...(score !== undefined && { score }),
     finished: resultText !== undefined,
+    ...(status.state === 'errored' && { errored: status.reason }),
     ...(evidence && { evidence }),
     ...(recording && { recording }),
     updatedMs: Math.max(0, ...mtimes),
