@@ -121,7 +121,8 @@ const DOMAIN_APPS: Readonly<Record<string, LocalApp>> = {
 
 /**
  * The local desktop's programs for the selected runs: the desktop itself and each application
- * their domains need. One message naming every missing program and its Debian package.
+ * their domains need (`osharm env up` passes none: the default desktop). One message naming every
+ * missing program and its Debian package.
  * @throws {UsageError} when something is missing.
  */
 export function checkLocalDesktop(runs: readonly PlannedRun[]): void {
@@ -136,6 +137,6 @@ export function checkLocalDesktop(runs: readonly PlannedRun[]): void {
     item => `  ${item.program} (Debian package ${item.debianPackage}): ${item.neededFor}`,
   );
   throw new UsageError(
-    `the local desktop cannot start the selected tasks; missing:\n${lines.join('\n')}\ninstall with: ${requirements.installCommand}`,
+    `the local desktop cannot start${runs.length > 0 ? ' the selected tasks' : ''}; missing:\n${lines.join('\n')}\ninstall with: ${requirements.installCommand}`,
   );
 }
