@@ -650,3 +650,28 @@ describe('the built bin', () => {
     expect(stdout + stderr).not.toContain(SECRET);
   });
 });
+
+describe('connectionFailure', () => {
+  it('recognises refused / DNS / reset failures under the SDK error, and nothing with an HTTP status', async () => {
+    const { connectionFailure } = await import('./model-endpoints');
+    class APIConnectionError extends Error {}
+    const dns = Object.assign(new APIConnectionError('Connection error.'), {
+      cause: Object.assign(new TypeError('fetch failed'), {
+        cause: Object.assign(new Error('getaddrinfo ENOTFOUND judge.internal'), {
+          code: 'ENOTFOUND',
+        }),
+      }),
+    });
+    expect(connectionFailure(dns)).toEqual({
+      name: 'APIConnectionError',
+      code: 'ENOTFOUND',
+      message: 'Connection error.',
+    });
+    class APIConnectionTimeoutError extends Error {}
+    expect(connectionFailure(new APIConnectionTimeoutError('Request timed out.'))).toBeUndefined();
+    expect(
+      connectionFailure(Object.assign(new Error('Rate limit'), { status: 429 })),
+    ).toBeUndefined();
+    expect(connectionFailure(new Error('ENOENT: no such file'))).toBeUndefined();
+  });
+});

@@ -25,6 +25,7 @@ import {
 import { ExitCode, type BatchJudgeIo, type BatchJudgeRun } from './io';
 import {
   connectionFailure,
+  redactor,
   endpointRouting,
   MAX_CONSECUTIVE_CONNECTION_FAILURES,
   missingCredentials,
@@ -83,14 +84,6 @@ const positiveSeconds = (value: string): number => {
   }
   return number;
 };
-
-/** Secrets from the env, replaced wherever the command prints (an SDK message could echo a key). */
-function redactor(env: BatchJudgeIo['env']): (text: string) => string {
-  const secrets = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']
-    .map(name => env[name])
-    .filter((value): value is string => typeof value === 'string' && value.length >= 6);
-  return text => secrets.reduce((out, secret) => out.replaceAll(secret, '<redacted>'), text);
-}
 
 /** A path as printed: relative to the working dir unless that climbs more than one level. */
 function displayPath(io: BatchJudgeIo, path: string): string {

@@ -16,6 +16,7 @@ export {
   parseBaseUrl,
   parseRetries,
   parseTimeoutSeconds,
+  redactor,
   resolveEndpoint,
   ROLE_BASE_URL_ENV,
   unreachableMessage,

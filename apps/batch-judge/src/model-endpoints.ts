@@ -208,6 +208,19 @@ function safeHost(url: string): string | undefined {
   }
 }
 
+/**
+ * Replaces the API keys of the env in a text (an SDK message can echo a key): for everything
+ * printed, and for error lines written to files.
+ */
+export function redactor(
+  env: Readonly<Record<string, string | undefined>>,
+): (text: string) => string {
+  const secrets = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']
+    .map(name => env[name])
+    .filter((value): value is string => typeof value === 'string' && value.length >= 6);
+  return text => secrets.reduce((out, secret) => out.replaceAll(secret, '<redacted>'), text);
+}
+
 /** commander parser of `--max-retries`: an integer ≥ 0. */
 export function parseRetries(value: string): number {
   const number = Number(value);

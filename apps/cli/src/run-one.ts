@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runTask, type AgentModelFailure, type AgentV1, type RunInjection } from '@osharm/agent';
-import { connectionFailure, endpointRouting } from '@osharm/batch-judge';
+import { connectionFailure, endpointRouting, redactor } from '@osharm/batch-judge';
 import type { DesktopEnv } from '@osharm/desktop-env';
 import {
   collectEvidence,
@@ -83,6 +83,7 @@ export async function runOne(
     sleepAfterExecution: flags.sleepAfterExecution,
     settleSeconds: { afterSetup: flags.settle, afterInjection: flags.settle * 2 },
     timeLimitSeconds: flags.timeLimit,
+    redact: redactor(context.io.env),
     beforeEvaluate: probes
       ? async ({ lastAction, steps }) => {
           const evidence = await collectEvidence({
@@ -136,7 +137,7 @@ export async function runOne(
     return {
       run: plannedRun,
       score: result.score,
-      judgeError: (caught as Error).message ?? String(caught),
+      judgeError: redactor(context.io.env)((caught as Error).message ?? String(caught)),
       ...(unreachable ? { judgeConnectionFailure: unreachable } : {}),
     };
   }

@@ -147,9 +147,30 @@ describe('runTask when the agent model call fails after retries', () => {
     expect((await readRunStatus(dir)).state).toBe('errored');
   });
 
-  it('a 401 ends the run as an error too (it was already thrown)', async () => {
-    reply = () => ({ status: 401, message: 'invalid key' });
-    const { result } = await run('unauthorized', server.openaiBaseUrl);
+  it('a 401 ends the run as an error too; a key the provider echoes is redacted in the file', async () => {
+    reply = () => ({ status: 401, message: 'Incorrect API key provided: test-key' });
+    const { env } = await scriptedEnvironment();
+    const dir = join(tmp, 'unauthorized');
+    const result = await runTask({
+      env,
+      agent: createPromptAgent({
+        model: createOpenAIAgentModel('gpt-4o', {
+          baseURL: server.openaiBaseUrl,
+          apiKey: 'test-key',
+          maxRetries: 0,
+        }),
+        observationType: 'screenshot',
+      }),
+      task,
+      domain: 'os',
+      resultDir: dir,
+      settleSeconds: { afterSetup: 0 },
+      record: false,
+      redact: text => text.replaceAll('test-key', '<redacted>'),
+    });
     expect(result.modelFailure).toMatchObject({ kind: 'http', status: 401 });
+    const traj = await readFile(join(dir, 'traj.jsonl'), 'utf8');
+    expect(traj).toContain('Incorrect API key provided: <redacted>');
+    expect(traj).not.toContain('test-key');
   });
 });

@@ -64,6 +64,11 @@ export interface RunTaskOptions {
   }) => Promise<void>;
   readonly onEvent?: (event: RunTaskEvent) => void;
   readonly abortSignal?: AbortSignal;
+  /**
+   * Applied to an error message before it is written to traj.jsonl and returned (e.g. to replace
+   * API keys a provider's error text echoes). @default unchanged
+   */
+  readonly redact?: (text: string) => string;
 }
 
 /** What a run produced. */
@@ -198,9 +203,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   } catch (error) {
     const timedOut = limit.signal.aborted && !options.abortSignal?.aborted;
     const modelFailure = AgentModelCallError.isInstance(error) ? error.failure : undefined;
-    const message = timedOut
+    const raw = timedOut
       ? `Time limit exceeded in ${options.domain}/${task.id}`
       : `${options.domain}/${task.id} - ${(error as Error).message ?? String(error)}`;
+    const message = options.redact ? options.redact(raw) : raw;
     if (recording === 'none' && !options.abortSignal?.aborted) {
       recording = await finishRecording(env, options, guestRecording, undefined).catch(
         () => 'none' as const,

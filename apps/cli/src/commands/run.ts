@@ -20,6 +20,7 @@ import {
   parseBaseUrl,
   parseRetries,
   parseTimeoutSeconds,
+  redactor,
 } from '@osharm/batch-judge';
 import { createAgent, isOfflineModel, modelDirName, REAL_MODEL_HINT } from '../agent-choice';
 import { resolveDataset } from '../dataset-options';
@@ -224,9 +225,16 @@ error (bad flag, missing index / replay dir / .vmx, no API key, a missing deskto
 
 async function runBenchmark(
   flags: RunFlags,
-  io: CliIo,
+  rawIo: CliIo,
   pathToVmSource: string | undefined,
 ): Promise<number> {
+  // API keys never reach the terminal, even when a provider's error text echoes one.
+  const redact = redactor(rawIo.env);
+  const io: CliIo = {
+    ...rawIo,
+    stdout: text => rawIo.stdout(redact(text)),
+    stderr: text => rawIo.stderr(redact(text)),
+  };
   const at = (path: string) => resolve(io.cwd, path);
   // Pre-checks, before any desktop starts: one message each, exit 2.
   const endpoints = runEndpoints(flags, io.env);
