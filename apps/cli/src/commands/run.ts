@@ -210,7 +210,7 @@ Examples:
   $ osharm run --provider vmware --path-to-vm vmware_vm_data/Ubuntu0/Ubuntu0.vmx --headless --model o4-mini --jailbreak
 
 Results: {result_dir}/{action_space}/{observation_type}/{model}[_jailbreak]/{domain}/{task}[__inject__{vector}__{goal}]/
-Runs with a result.txt are skipped; other run dirs are cleared and run again (upstream's resume).
+Runs whose result.txt holds a score are skipped; other run dirs are cleared and run again (upstream's resume).
 A run whose agent model call fails after the retries ends as an error ({"Error": …} line in
 traj.jsonl, no result.txt): never scored or judged, listed in the summary, run again on resume.
 Exit codes: 0 every run finished, 1 some run errored (unless --no-fail-on-error), 2 usage or setup
@@ -264,7 +264,7 @@ async function runBenchmark(
   const modelDir = flags.jailbreak
     ? jailbreakModelDir(modelDirName(flags.model))
     : modelDirName(flags.model);
-  let runs = planRuns({
+  let runs = await planRuns({
     tasks: selected,
     resultDir: at(flags.resultDir),
     actionSpace: flags.actionSpace,
