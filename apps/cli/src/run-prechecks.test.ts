@@ -90,6 +90,15 @@ describe('osharm run pre-checks (exit 2, before any desktop starts)', () => {
     });
     expect(judge).toMatchObject({ code: 2, wrote: 0 });
     expect(judge.stderr).toMatch(/^error: --judge-model gpt-4\.1 needs a model API/);
+    // --captioner-model routes the captioner on its own (a Claude captioner needs the Anthropic key).
+    const captioner = await run(
+      ['--model', 'offline-refuse', '--captioner-model', 'claude-3-7-sonnet-20250219'],
+      { OPENAI_API_KEY: 'x' },
+    );
+    expect(captioner).toMatchObject({ code: 2, wrote: 0 });
+    expect(captioner.stderr).toMatch(
+      /^error: --captioner-model claude-3-7-sonnet-20250219 needs a model API: set ANTHROPIC_API_KEY \(the captioner of --judge-type aer/,
+    );
     const bad = await run([...offline, '--judge-base-url', 'ftp://x']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("option '--judge-base-url <url>' argument 'ftp://x' is invalid");
