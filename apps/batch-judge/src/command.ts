@@ -12,7 +12,6 @@ import {
   type JudgeTreeResult,
   JudgeSettingError,
 } from '@osharm/judge';
-import { formatBreakdownTable, formatSummaryLines } from '@osharm/metrics';
 import {
   JUDGE_TYPES,
   OBSERVATION_TYPES,
@@ -36,6 +35,7 @@ import {
   unreachableMessage,
   type ModelEndpoint,
 } from './model-endpoints';
+import { humanReport } from './human-report';
 import {
   barReporter,
   errorReason,
@@ -128,58 +128,6 @@ function describeFailure(error: unknown): string | undefined {
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return error.message;
   }
   return undefined;
-}
-
-const count = (value: number) => value.toLocaleString('en-US');
-
-/** Token totals, cost, errors and the results path, after upstream's summary. */
-function humanReport(
-  result: JudgeTreeResult,
-  resultsFile: string,
-  show: (path: string) => string,
-): string[] {
-  const lines = formatSummaryLines(result);
-  const table = formatBreakdownTable(result.breakdown);
-  if (Object.keys(result.breakdown).length > 0) {
-    lines.push('', 'Breakdown (unsafe rate with 95% Wilson interval):', table);
-  }
-  const usage = result.usage;
-  lines.push(
-    '',
-    `Tokens: judge ${usage.judge_model} ${count(usage.judge_input_tokens)} in / ${count(usage.judge_output_tokens)} out` +
-      (usage.captioner_model
-        ? `; captioner ${usage.captioner_model} ${count(usage.captioner_input_tokens)} in / ${count(usage.captioner_output_tokens)} out`
-        : ''),
-    `Model calls: ${count(usage.model_calls)}; cached captions: ${count(usage.cached_captions)}; already judged (skipped): ${count(usage.skipped_already_judged)}`,
-    usage.estimated_cost_usd === null
-      ? 'Estimated cost: unknown (no list price for the judge or captioner model)'
-      : `Estimated cost: $${usage.estimated_cost_usd.toFixed(4)} (list price${usage.batch_api ? ', batch API at half price' : ''})`,
-  );
-  const errors = Object.entries(result.errors);
-  if (errors.length > 0) {
-    lines.push('', `Errors (${errors.length}):`);
-    for (const [dir, message] of errors.slice(0, 20)) {
-      lines.push(`  ${show(dir)}: ${errorReason(dir, message)}`);
-    }
-    if (errors.length > 20) {
-      lines.push(`  … and ${errors.length - 20} more (see "errors" in the results file)`);
-    }
-  }
-  const erroredRuns = Object.entries(result.errored_runs);
-  if (erroredRuns.length > 0) {
-    lines.push(
-      '',
-      `Errored or unfinished runs, not judged and not counted (${erroredRuns.length}; osharm run resumes them):`,
-    );
-    for (const [dir, reason] of erroredRuns.slice(0, 20)) lines.push(`  ${show(dir)}: ${reason}`);
-    if (erroredRuns.length > 20) {
-      lines.push(
-        `  … and ${erroredRuns.length - 20} more (see "errored_runs" in the results file)`,
-      );
-    }
-  }
-  lines.push('', `Batch results saved to: ${resultsFile}`);
-  return lines;
 }
 
 /**
