@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelStandIn, type ModelStandIn, type ScriptedReply } from '@osharm/model-stand-in';
 import { batchResultsSchema } from '@osharm/task-schema';
 import { CASES, TREE, caseOf, writeResultsTree, type CaseName } from './__fixtures__/results-tree';
+import { createServer } from 'node:net';
 import type { BatchJudgeIo } from './io';
 import { runBatchJudge } from './program';
 
@@ -86,6 +87,14 @@ async function freshTree(options: { screenshots?: boolean } = {}): Promise<strin
   return root;
 }
 
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise(resolve => probe.close(resolve));
+  return port;
+}
+
 const readJson = (path: string) =>
   JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 const resultsFile = (root: string, name = 'batch_judgment_results_gpt-4.1_aer_v3.json') =>
@@ -126,6 +135,7 @@ describe('osharm-batch-judge: default flags', () => {
       'summary',
       'breakdown',
       'usage',
+      'errored_runs',
     ]);
     expect(parsed.config).toEqual({
       root_dir: root,
@@ -421,14 +431,70 @@ describe('resume, errors, batch API', () => {
     expect(result.stderr).toBe('error: APIConnectionError: Connection error.\n');
   });
 
-  it('stops with one line when no API key is set', async () => {
+  it('refuses to start without an API key: one line, exit 2 (a setup error, as osharm run)', async () => {
     const root = await freshTree({ screenshots: false });
     const result = await judge([root, '--quiet', '--concurrency', '1'], { env: {} });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.calls).toHaveLength(0);
     expect(result.stderr).toMatch(
-      /^error: no OpenAI API key for model "gpt-4.1": set OPENAI_API_KEY.*\(stopped\)\n$/,
+      /^error: --judge-model gpt-4.1 needs a model API: set OPENAI_API_KEY, or a base URL/,
     );
+  });
+
+  it('an unreachable endpoint: stops after 3 connection failures with one message naming the host', async () => {
+    const root = await freshTree({ screenshots: false });
+    const port = await closedPort();
+    const result = await judge([root, '--max-connections', '1', '--max-retries', '0'], {
+      env: { OPENAI_API_KEY: SECRET, OSHARM_JUDGE_BASE_URL: `http://127.0.0.1:${port}/v1` },
+    });
+    expect(result.code).toBe(1);
+    // Three trajectories tried (one line each), then one message instead of five errors.
+    expect(result.stderr.match(/^\[\d\/5\] error /gm)).toHaveLength(3);
+    const final = result.stderr.split('\n').filter(line => line.startsWith('error:'));
+    expect(final).toEqual([
+      expect.stringContaining(`cannot reach the judge model gpt-4.1 at 127.0.0.1:${port}`),
+    ]);
+    expect(final[0]).toMatch(/from OSHARM_JUDGE_BASE_URL.*ECONNREFUSED.*0 retries.*\(stopped\)$/);
+    expect(final[0]).toContain('--judge-base-url / OSHARM_JUDGE_BASE_URL');
+  });
+});
+
+describe('errored and unfinished runs (issue 9)', () => {
+  it('are listed with their reason, never judged or counted; --include-unfinished judges the unfinished', async () => {
+    const root = await freshTree({ screenshots: false });
+    const { writeTrajectory } = await import('./__fixtures__/results-tree');
+    const erroredDir = join(root, TREE['misuse-w']);
+    await writeTrajectory(erroredDir, {
+      instruction: 'Task for misuse-w. [case:misuse-w]',
+      screenshots: false,
+      end: { error: 'chrome/_w - agent model call failed: RateLimitError 429: slow down' },
+    });
+    rmSync(join(erroredDir, 'result.txt'));
+    const unfinishedDir = join(root, TREE['misbehavior-y']);
+    rmSync(join(unfinishedDir, 'result.txt'));
+    const result = await judge([root, '--judge-type', 'default', '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    const judged = result.calls.map(call => caseOf(call.body)).sort();
+    expect(judged).toEqual(['injection-z', 'jailbreak-x', 'misuse-x']);
+    expect(result.stdout).toContain(
+      'Errored or unfinished runs, not judged and not counted (2; osharm run resumes them):',
+    );
+    expect(result.stdout).toContain(
+      `${relative(tmp, erroredDir)}: chrome/_w - agent model call failed: RateLimitError 429: slow down`,
+    );
+    expect(result.stdout).toMatch(/Total trajectories: 3\n/);
+    const { parsed } = parseResults(
+      resultsFile(root, 'batch_judgment_results_gpt-4.1_default_v3.json'),
+    );
+    expect(Object.keys(parsed.results)).toHaveLength(3);
+    expect(parsed.errored_runs).toEqual({
+      [erroredDir]: 'chrome/_w - agent model call failed: RateLimitError 429: slow down',
+      [unfinishedDir]: expect.stringContaining('unfinished'),
+    });
+    expect(existsSync(join(erroredDir, 'judgment'))).toBe(false);
+
+    const again = await judge([root, '--judge-type', 'default', '--quiet', '--include-unfinished']);
+    expect(again.calls.map(call => caseOf(call.body))).toEqual(['misbehavior-y']);
   });
 });
 
@@ -490,8 +556,13 @@ describe('usage errors', () => {
       '--judge-model <model>',
       '--judge-type <type>',
       '--quiet',
-      '--concurrency <n>',
+      '--max-connections <n>',
       '--force',
+      '--include-unfinished',
+      '--max-retries <n>',
+      '--timeout <seconds>',
+      '--judge-base-url <url>',
+      '--captioner-base-url <url>',
       '--batch-api',
       '--poll-interval <seconds>',
       '--captioner-model <model>',
@@ -556,5 +627,51 @@ describe('the built bin', () => {
     );
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("option '--concurrency <n>' argument 'x' is invalid");
+  });
+
+  it('./osharm-batch-judge at the repo root works as the README writes it, reading .env in the working dir', async () => {
+    const wrapper = fileURLToPath(new URL('../../../osharm-batch-judge', import.meta.url));
+    expect(existsSync(wrapper)).toBe(true);
+    const cwd = mkdtempSync(join(tmp, 'wrapper-'));
+    await writeResultsTree(join(cwd, 'results'));
+    // The key and the base URL come only from .env; the process env has neither.
+    writeFileSync(
+      join(cwd, '.env'),
+      `OPENAI_API_KEY=${SECRET}\nOPENAI_BASE_URL=${server.openaiBaseUrl}\n`,
+    );
+    const before = server.calls.length;
+    const { stdout, stderr } = await promisify(execFile)(wrapper, ['results/'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      encoding: 'utf8',
+    });
+    expect(server.calls.length - before).toBe(10);
+    expect(stdout).toContain('BATCH JUDGING SUMMARY');
+    expect(stdout + stderr).not.toContain(SECRET);
+  });
+});
+
+describe('connectionFailure', () => {
+  it('recognises refused / DNS / reset failures under the SDK error, and nothing with an HTTP status', async () => {
+    const { connectionFailure } = await import('./model-endpoints');
+    class APIConnectionError extends Error {}
+    const dns = Object.assign(new APIConnectionError('Connection error.'), {
+      cause: Object.assign(new TypeError('fetch failed'), {
+        cause: Object.assign(new Error('getaddrinfo ENOTFOUND judge.internal'), {
+          code: 'ENOTFOUND',
+        }),
+      }),
+    });
+    expect(connectionFailure(dns)).toEqual({
+      name: 'APIConnectionError',
+      code: 'ENOTFOUND',
+      message: 'Connection error.',
+    });
+    class APIConnectionTimeoutError extends Error {}
+    expect(connectionFailure(new APIConnectionTimeoutError('Request timed out.'))).toBeUndefined();
+    expect(
+      connectionFailure(Object.assign(new Error('Rate limit'), { status: 429 })),
+    ).toBeUndefined();
+    expect(connectionFailure(new Error('ENOENT: no such file'))).toBeUndefined();
   });
 });

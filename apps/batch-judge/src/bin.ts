@@ -1,5 +1,8 @@
 #!/usr/bin/env node
+import { loadDotEnv } from './dot-env';
 import { runBatchJudge } from './program';
+
+loadDotEnv();
 
 runBatchJudge(process.argv.slice(2)).then(
   code => {

@@ -13,7 +13,6 @@ import {
   type JudgeTreeResult,
   JudgeSettingError,
 } from '@osharm/judge';
-import { formatBreakdownTable, formatSummaryLines } from '@osharm/metrics';
 import {
   DEFAULT_FILE_LIMITS,
   escapeControlChars,
@@ -27,6 +26,19 @@ import {
   type PromptVersion,
 } from '@osharm/task-schema';
 import { ExitCode, type BatchJudgeIo, type BatchJudgeRun } from './io';
+import {
+  connectionFailure,
+  endpointRouting,
+  MAX_CONSECUTIVE_CONNECTION_FAILURES,
+  missingCredentials,
+  parseBaseUrl,
+  parseRetries,
+  parseTimeoutSeconds,
+  resolveEndpoint,
+  unreachableMessage,
+  type ModelEndpoint,
+} from './model-endpoints';
+import { humanReport } from './human-report';
 import {
   barReporter,
   errorReason,
@@ -43,8 +55,13 @@ export interface BatchJudgeFlags {
   judgeModel: string;
   judgeType: JudgeType;
   quiet?: boolean;
-  concurrency: number;
+  maxConnections: number;
   force?: boolean;
+  includeUnfinished?: boolean;
+  maxRetries?: number;
+  timeout?: number;
+  judgeBaseUrl?: string;
+  captionerBaseUrl?: string;
   batchApi?: boolean;
   pollInterval: number;
   captionerModel: string;
@@ -132,55 +149,6 @@ function describeFailure(error: unknown): string | undefined {
   return undefined;
 }
 
-const count = (value: number) => value.toLocaleString('en-US');
-
-/** Token totals, cost, errors and the results path, after upstream's summary. */
-function humanReport(
-  result: JudgeTreeResult,
-  resultsFile: string,
-  show: (path: string) => string,
-): string[] {
-  const lines = formatSummaryLines(result);
-  // Slice names come from dir names: one line each, control characters escaped.
-  const table = formatBreakdownTable(
-    Object.fromEntries(
-      Object.entries(result.breakdown).map(([dimension, slices]) => [
-        dimension,
-        Object.fromEntries(
-          Object.entries(slices ?? {}).map(([key, rates]) => [escapeControlChars(key), rates]),
-        ),
-      ]),
-    ),
-  );
-  if (Object.keys(result.breakdown).length > 0) {
-    lines.push('', 'Breakdown (unsafe rate with 95% Wilson interval):', table);
-  }
-  const usage = result.usage;
-  lines.push(
-    '',
-    `Tokens: judge ${usage.judge_model} ${count(usage.judge_input_tokens)} in / ${count(usage.judge_output_tokens)} out` +
-      (usage.captioner_model
-        ? `; captioner ${usage.captioner_model} ${count(usage.captioner_input_tokens)} in / ${count(usage.captioner_output_tokens)} out`
-        : ''),
-    `Model calls: ${count(usage.model_calls)}; cached captions: ${count(usage.cached_captions)}; already judged (skipped): ${count(usage.skipped_already_judged)}`,
-    usage.estimated_cost_usd === null
-      ? 'Estimated cost: unknown (no list price for the judge or captioner model)'
-      : `Estimated cost: $${usage.estimated_cost_usd.toFixed(4)} (list price${usage.batch_api ? ', batch API at half price' : ''})`,
-  );
-  const errors = Object.entries(result.errors);
-  if (errors.length > 0) {
-    lines.push('', `Errors (${errors.length}):`);
-    for (const [dir, message] of errors.slice(0, 20)) {
-      lines.push(`  ${show(dir)}: ${errorReason(dir, message)}`);
-    }
-    if (errors.length > 20) {
-      lines.push(`  … and ${errors.length - 20} more (see "errors" in the results file)`);
-    }
-  }
-  lines.push('', `Batch results saved to: ${resultsFile}`);
-  return lines;
-}
-
 /**
  * The batch judge as a commander command named `name`: `osharm-batch-judge` (its own program) and
  * `osharm judge` (a subcommand of apps/cli) are both this. Its action never throws for user
@@ -220,10 +188,40 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
       new Option('--judge-type <type>', 'judging strategy').choices(JUDGE_TYPES).default('aer'),
     )
     .option('--quiet', 'no progress output, only the final summary')
-    .option('--concurrency <n>', 'trajectories judged at once', positiveInteger, 8)
+    .option(
+      '--max-connections <n>',
+      'trajectories judged at once (concurrent model connections; Inspect spelling)',
+      positiveInteger,
+      8,
+    )
+    .addOption(
+      new Option('--concurrency <n>', 'the same as --max-connections (older spelling)')
+        .argParser(positiveInteger)
+        .hideHelp(),
+    )
     .option(
       '--force',
       're-judge trajectories that already have a judgment for these settings, and make their captions again (no cached caption is reused)',
+    )
+    .option(
+      '--include-unfinished',
+      'also judge runs with no result.txt and no error line (e.g. traces copied without result.txt); errored runs are never judged',
+    )
+    .option(
+      '--max-retries <n>',
+      'HTTP retries per model request (429, 5xx, dropped connections, timeouts)',
+      parseRetries,
+    )
+    .option('--timeout <seconds>', 'per model request timeout (default 120)', parseTimeoutSeconds)
+    .option(
+      '--judge-base-url <url>',
+      'base URL of the judge model (else OSHARM_JUDGE_BASE_URL, else OPENAI_BASE_URL / ANTHROPIC_BASE_URL)',
+      parseBaseUrl,
+    )
+    .option(
+      '--captioner-base-url <url>',
+      'base URL of the captioner (else OSHARM_CAPTIONER_BASE_URL, else OPENAI_BASE_URL / ANTHROPIC_BASE_URL)',
+      parseBaseUrl,
     )
     .option(
       '--batch-api',
@@ -292,10 +290,13 @@ Writes {traj}/judgment/{judge_model}/{judge_type}/{version}/judgment.json for ea
 Trajectories already judged with the same model, type and version are read, not judged again.
 Every file a trajectory names must be a regular file inside its dir (no .., absolute path,
 symlink, FIFO or device) and under the size caps; screenshots must be images by content.
-Env: OPENAI_API_KEY, OPENAI_BASE_URL (vLLM, Ollama, a proxy), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.
+Runs that errored (traj.jsonl ends with an {"Error": …} line) or are unfinished (no result.txt) are
+listed with their reason, never judged or counted (--include-unfinished judges the unfinished ones).
+Env: OPENAI_API_KEY, OPENAI_BASE_URL (vLLM, Ollama, a proxy), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+OSHARM_JUDGE_BASE_URL, OSHARM_CAPTIONER_BASE_URL; a .env file in the working dir is read.
 Upstream snake_case flags (--judge_type …) are accepted too.
-Exit codes: 0 every trajectory judged, 1 some trajectory failed (see "errors") or none was found,
-2 usage error.`;
+Exit codes: 0 every finished trajectory judged, 1 some trajectory failed (see "errors"), none was
+found, or the endpoint could not be reached, 2 usage or setup error (bad flag, no API key).`;
     });
   command.action(async (positional: string | undefined, flags: BatchJudgeFlags) => {
     run.exitCode = Math.max(run.exitCode, await judgeCommandAction(command, io, positional, flags));
@@ -347,7 +348,7 @@ async function judgeCommandAction(
   const show = (path: string) => displayPath(io, path);
   const shownRoot = show(rootDir);
 
-  const found = await discoverTrajectories(absoluteRoot);
+  const found = await discoverTrajectories(absoluteRoot, { runDirs: true });
   if (found.length === 0) {
     err(
       `error: no trajectories under ${shownRoot}: no directory there holds a better_log.json (pass a results dir such as results/ or results/pyautogui/screenshot_a11y_tree/o4-mini)\n`,
@@ -355,9 +356,40 @@ async function judgeCommandAction(
     return ExitCode.failed;
   }
 
-  const routing = { openai: { env: io.env }, anthropic: { env: io.env } };
-  const model = createJudgeModel(flags.judgeModel, routing);
-  const captioner = createJudgeModel(flags.captionerModel, routing);
+  const maxConnections =
+    command.getOptionValueSource('concurrency') === 'cli' &&
+    command.getOptionValueSource('maxConnections') !== 'cli'
+      ? (flags as { concurrency?: number }).concurrency!
+      : flags.maxConnections;
+  const endpoint = (role: 'judge' | 'captioner', model: string, value: string | undefined) =>
+    resolveEndpoint({
+      role,
+      model,
+      flag: { name: `--${role}-base-url`, value },
+      maxRetries: flags.maxRetries,
+      timeoutSeconds: flags.timeout,
+      env: io.env,
+    });
+  const judgeEndpoint = endpoint('judge', flags.judgeModel, flags.judgeBaseUrl);
+  const captionerEndpoint = endpoint('captioner', flags.captionerModel, flags.captionerBaseUrl);
+  const endpoints: ModelEndpoint[] = [
+    judgeEndpoint,
+    ...(['aer', 'all_step_aer', 'captioned_default'].includes(flags.judgeType)
+      ? [captionerEndpoint]
+      : []),
+  ];
+  for (const each of endpoints) {
+    const missing = missingCredentials(each, io.env);
+    if (missing)
+      usage(
+        `--${each.role}-model ${each.model} needs a model API: set ${missing}${each.role === 'captioner' ? ` (the captioner of --judge-type ${flags.judgeType})` : ''}`,
+      );
+  }
+  const model = createJudgeModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env));
+  const captioner = createJudgeModel(
+    flags.captionerModel,
+    endpointRouting(captionerEndpoint, io.env),
+  );
   const images: ImageOptions | undefined =
     flags.maxImageSide === undefined && flags.imageFormat === undefined
       ? undefined
@@ -377,15 +409,24 @@ async function judgeCommandAction(
       : lineReporter(line => err(`${line}\n`), shownRoot, show);
 
   const controller = new AbortController();
+  let connectionFailures = 0;
   const onProgress = (event: JudgeTreeEvent) => {
     reporter.onProgress(event);
-    if (event.type === 'trajectory-end' && event.error && !controller.signal.aborted) {
+    if (event.type !== 'trajectory-end' || controller.signal.aborted) return;
+    const unreachable = event.error ? connectionFailure(event.cause) : undefined;
+    connectionFailures = unreachable ? connectionFailures + 1 : 0;
+    if (unreachable && connectionFailures >= MAX_CONSECUTIVE_CONNECTION_FAILURES) {
+      // One message instead of one error per trajectory: the endpoint is down.
+      controller.abort(
+        new FatalRunError(
+          `${unreachableMessage(endpoints, unreachable, connectionFailures)} (stopped)`,
+        ),
+      );
+    } else if (event.error && isFatal(event.cause)) {
       const reason = errorReason(event.dir, event.error);
-      if (isFatal(event.cause)) {
-        controller.abort(
-          new FatalRunError(`${reason.replace(/^OsharmJudgeSettingError: /, '')} (stopped)`),
-        );
-      }
+      controller.abort(
+        new FatalRunError(`${reason.replace(/^OsharmJudgeSettingError: /, '')} (stopped)`),
+      );
     }
   };
 
@@ -398,10 +439,11 @@ async function judgeCommandAction(
       observationType: flags.observationType,
       model,
       captioner,
-      concurrency: flags.concurrency,
+      concurrency: maxConnections,
       force: flags.force === true,
       limits: { maxImageBytes: flags.maxImageMb * MiB, maxTextBytes: flags.maxLogMb * MiB },
       trajectoryTimeoutMs: flags.trajectoryTimeout * 1000,
+      includeUnfinished: flags.includeUnfinished === true,
       batchApi: flags.batchApi ? { pollIntervalMs: flags.pollInterval * 1000 } : undefined,
       images,
       onProgress,

@@ -19,7 +19,8 @@ export function errorReason(dir: string, error: string): string {
 
 const startLine = (event: Extract<JudgeTreeEvent, { type: 'start' }>, root: string) =>
   `Found ${event.total} trajectory(ies) under ${root}: ${event.pending} to judge` +
-  (event.skipped > 0 ? `, ${event.skipped} already judged (skipped; --force re-judges)` : '');
+  (event.skipped > 0 ? `, ${event.skipped} already judged (skipped; --force re-judges)` : '') +
+  (event.errored > 0 ? `, ${event.errored} errored or unfinished run(s) (not judged)` : '');
 
 const batchLine = (event: Extract<JudgeTreeEvent, { type: 'batch-status' }>) =>
   escapeControlChars(

@@ -5,6 +5,7 @@ import {
   createReplayAgent,
   type AgentV1,
 } from '@osharm/agent';
+import { endpointRouting, type ModelEndpoint } from '@osharm/batch-judge';
 import type { ActionSpace, ObservationType } from '@osharm/task-schema';
 
 /** Offline baseline model names: they need no key and no network. */
@@ -31,6 +32,8 @@ export function createAgent(options: {
   topP: number;
   stopToken: string | undefined;
   env: Readonly<Record<string, string | undefined>>;
+  /** Where the model is called (base URL, retries, timeout); from `runEndpoints`. */
+  endpoint?: ModelEndpoint;
 }): AgentV1 {
   if (options.model === 'offline-refuse') {
     return createRefusingAgent({
@@ -46,10 +49,12 @@ export function createAgent(options: {
     });
   }
   return createPromptAgent({
-    model: createAgentModel(options.model, {
-      openai: { env: options.env },
-      anthropic: { env: options.env },
-    }),
+    model: createAgentModel(
+      options.model,
+      options.endpoint
+        ? endpointRouting(options.endpoint, options.env)
+        : { openai: { env: options.env }, anthropic: { env: options.env } },
+    ),
     observationType: options.observationType,
     actionSpace: options.actionSpace,
     maxTrajectoryLength: options.maxTrajectoryLength,
@@ -66,19 +71,3 @@ export const REAL_MODEL_HINT = `This was an offline baseline, not a model. To ev
   ANTHROPIC_API_KEY=… ./osharm run --model claude-sonnet-4-20250514 …  (Anthropic)
   OPENAI_BASE_URL=http://127.0.0.1:8000/v1 ./osharm run --model <served model> …  (vLLM, Ollama: any OpenAI-compatible server)
 and judge with --judge-model gpt-4.1 (or any claude-* / OpenAI-compatible model).`;
-
-/**
- * Why a model cannot be called with this environment, or undefined when it can: names starting
- * with `claude` need ANTHROPIC_API_KEY, every other name OPENAI_API_KEY or OPENAI_BASE_URL (the
- * same routing the agent and judge adapters use).
- */
-export function missingModelApi(
-  model: string,
-  env: Readonly<Record<string, string | undefined>>,
-): string | undefined {
-  if (isOfflineModel(model)) return undefined;
-  if (model.startsWith('claude')) return env.ANTHROPIC_API_KEY ? undefined : 'ANTHROPIC_API_KEY';
-  return env.OPENAI_API_KEY || env.OPENAI_BASE_URL
-    ? undefined
-    : 'OPENAI_API_KEY or OPENAI_BASE_URL (vLLM, Ollama)';
-}

@@ -1,5 +1,8 @@
 #!/usr/bin/env node
+import { loadDotEnv } from '@osharm/batch-judge';
 import { runCli } from './program';
+
+loadDotEnv();
 
 runCli(process.argv.slice(2)).then(
   code => {

@@ -112,7 +112,7 @@ describe('osharm run: model API checks before any desktop starts', () => {
     const judge = await run(['--model', 'offline-refuse', '--judge-model', 'gpt-4.1'], {});
     expect(judge.code).toBe(2);
     expect(judge.stderr).toContain(
-      '--judge-model gpt-4.1 needs a model API: set OPENAI_API_KEY or OPENAI_BASE_URL',
+      '--judge-model gpt-4.1 needs a model API: set OPENAI_API_KEY, or a base URL',
     );
     const captioner = await run(
       ['--model', 'offline-refuse', '--judge-model', 'claude-sonnet-4-20250514'],
@@ -120,7 +120,7 @@ describe('osharm run: model API checks before any desktop starts', () => {
     );
     expect(captioner.code).toBe(2);
     expect(captioner.stderr).toContain(
-      'the captioner of --judge-type aer gpt-4o-2024-11-20 needs a model API',
+      '--captioner-model gpt-4o-2024-11-20 needs a model API: set OPENAI_API_KEY, or a base URL for an OpenAI-compatible server (OPENAI_BASE_URL, vLLM, Ollama) (the captioner of --judge-type aer',
     );
   });
 });

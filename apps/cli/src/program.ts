@@ -31,7 +31,9 @@ export function createProgram(run: CliRun, rawIo: CliIo = run.io): Command {
       'after',
       `
 Upstream snake_case flags (--test_config_base_dir …) are accepted too.
-Exit codes: 0 ok, 1 invalid data, 2 usage error.
+Exit codes: 0 ok, 1 some work failed (invalid data, a run errored, a trajectory not judged),
+2 the command could not start (usage or setup: bad flag, missing path, no API key).
+A .env file in the working directory is read.
 Docs: docs/README.md`,
     );
   program.addCommand(runCommand(run));

@@ -35,4 +35,15 @@ export interface RunFlags {
   limit?: number;
   timeLimit: number;
   settle: number;
+  /** Agent model base URL (`--base-url`). */
+  baseUrl?: string;
+  judgeBaseUrl?: string;
+  captionerModel?: string;
+  captionerBaseUrl?: string;
+  /** SDK retries per model request, every role. */
+  maxRetries?: number;
+  /** Per model request timeout in seconds, every role. */
+  timeout?: number;
+  /** Exit 1 when any run errored. @default true */
+  failOnError: boolean;
 }

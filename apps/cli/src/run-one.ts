@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runTask, type AgentV1, type RunInjection } from '@osharm/agent';
+import { runTask, type AgentModelFailure, type AgentV1, type RunInjection } from '@osharm/agent';
+import { connectionFailure, endpointRouting, redactor } from '@osharm/batch-judge';
 import type { DesktopEnv } from '@osharm/desktop-env';
 import {
   collectEvidence,
@@ -13,19 +14,28 @@ import { writeFileAtomic, type Judgment } from '@osharm/task-schema';
 import type { CliIo } from './cli-io';
 import type { RunFlags } from './run-flags';
 import type { PlannedRun } from './run-plan';
+import type { RunEndpoints } from './run-prechecks';
 
 /** What one run of `osharm run` ended with. */
 export interface RunOutcome {
   readonly run: PlannedRun;
   readonly score: number | null;
   readonly judgment?: Judgment;
+  /** Why the run errored (its traj.jsonl error line): it has no score and is not judged. */
   readonly error?: string;
+  /** Set when the run errored because the agent's model call failed after retries. */
+  readonly modelFailure?: AgentModelFailure;
+  /** Why judging a finished run failed (the run keeps its score; judge it later). */
+  readonly judgeError?: string;
+  /** Set when judging failed because the judge or captioner endpoint could not be reached. */
+  readonly judgeConnectionFailure?: ReturnType<typeof connectionFailure>;
 }
 
 /**
  * One run: prepares its injection (if any), runs the task with the agent in the environment,
- * records the injection evidence, and judges the trajectory right after (upstream judges after
- * every task, also after an exception).
+ * records the injection evidence, and judges the trajectory right after. Unlike upstream (which
+ * judged after an exception too), a run that ended with an error is never judged: it has no
+ * verdict to give, and a resumed batch runs it again.
  */
 export async function runOne(
   plannedRun: PlannedRun,
@@ -35,7 +45,8 @@ export async function runOne(
     flags: RunFlags;
     io: CliIo;
     workDir: string;
-    judgeEnabled: boolean;
+    /** Where the judge and captioner are called; no `judge`: no inline judging. */
+    endpoints: RunEndpoints;
     at: (path: string) => string;
   },
 ): Promise<RunOutcome> {
@@ -72,6 +83,7 @@ export async function runOne(
     sleepAfterExecution: flags.sleepAfterExecution,
     settleSeconds: { afterSetup: flags.settle, afterInjection: flags.settle * 2 },
     timeLimitSeconds: flags.timeLimit,
+    redact: redactor(context.io.env),
     beforeEvaluate: probes
       ? async ({ lastAction, steps }) => {
           const evidence = await collectEvidence({
@@ -95,24 +107,38 @@ export async function runOne(
         }
       : undefined,
   });
-  let judgment: Judgment | undefined;
-  let error = result.error;
-  // Upstream judges after every task, also after an exception.
-  if (context.judgeEnabled && existsSync(join(plannedRun.dir, 'better_log.json'))) {
-    const routing = { openai: { env: context.io.env }, anthropic: { env: context.io.env } };
-    try {
-      const judged = await judgeTrajectory({
-        dir: plannedRun.dir,
-        judgeType: flags.judgeType,
-        promptVersion: flags.sysPromptVersion,
-        model: createJudgeModel(flags.judgeModel, routing),
-        captioner: createJudgeModel(DEFAULT_CAPTION_MODEL, routing),
-        observationType: flags.observationType,
-      });
-      judgment = judged.judgment;
-    } catch (caught) {
-      error = `${error ? `${error}; ` : ''}judge: ${(caught as Error).message}`;
-    }
+  if (result.error !== undefined) {
+    return {
+      run: plannedRun,
+      score: null,
+      error: result.error,
+      ...(result.modelFailure ? { modelFailure: result.modelFailure } : {}),
+    };
   }
-  return { run: plannedRun, score: result.score, judgment, error };
+  const { judge, captioner } = context.endpoints;
+  if (!judge || !existsSync(join(plannedRun.dir, 'better_log.json'))) {
+    return { run: plannedRun, score: result.score };
+  }
+  try {
+    const judged = await judgeTrajectory({
+      dir: plannedRun.dir,
+      judgeType: flags.judgeType,
+      promptVersion: flags.sysPromptVersion,
+      model: createJudgeModel(flags.judgeModel, endpointRouting(judge, context.io.env)),
+      captioner: createJudgeModel(
+        flags.captionerModel ?? DEFAULT_CAPTION_MODEL,
+        endpointRouting(captioner ?? judge, context.io.env),
+      ),
+      observationType: flags.observationType,
+    });
+    return { run: plannedRun, score: result.score, judgment: judged.judgment };
+  } catch (caught) {
+    const unreachable = connectionFailure(caught);
+    return {
+      run: plannedRun,
+      score: result.score,
+      judgeError: redactor(context.io.env)((caught as Error).message ?? String(caught)),
+      ...(unreachable ? { judgeConnectionFailure: unreachable } : {}),
+    };
+  }
 }

@@ -1,6 +1,10 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { expandInjectionRuns, type DatasetTask, type InjectionRun } from '@osharm/task-schema';
+import {
+  expandInjectionRuns,
+  readRunStatus,
+  type DatasetTask,
+  type InjectionRun,
+} from '@osharm/task-schema';
 
 /** One run of `osharm run`: a task, and for injection runs one (vector, goal). */
 export interface PlannedRun {
@@ -10,7 +14,10 @@ export interface PlannedRun {
   readonly dir: string;
   /** `{domain}/{task_id}[__inject__…]`, for messages. */
   readonly label: string;
-  /** result.txt exists: upstream skips the run. */
+  /**
+   * The run dir holds a score (`readRunStatus` says `finished`): upstream's resume skips it. An
+   * errored or unfinished dir is cleared and run again.
+   */
   readonly finished: boolean;
 }
 
@@ -19,14 +26,14 @@ export interface PlannedRun {
  * every unique (vector, goal) of each injection task; a task without injections runs once as a
  * plain task, as upstream does).
  */
-export function planRuns(options: {
+export async function planRuns(options: {
   tasks: readonly DatasetTask[];
   resultDir: string;
   actionSpace: string;
   observationType: string;
   modelDir: string;
   inject: boolean;
-}): PlannedRun[] {
+}): Promise<PlannedRun[]> {
   const runs: PlannedRun[] = [];
   const base = join(
     options.resultDir,
@@ -47,7 +54,7 @@ export function planRuns(options: {
         injection,
         dir,
         label: `${task.domain}/${name}`,
-        finished: existsSync(join(dir, 'result.txt')),
+        finished: (await readRunStatus(dir)).state === 'finished',
       });
     }
   }

@@ -12,17 +12,53 @@ import type { RunFlags } from './run-flags';
 import type { RunOutcome } from './run-one';
 import type { PlannedRun } from './run-plan';
 
-/** Prints the end-of-run summary: scores per category, and judged rates per slice when judged. */
+/** What a batch of `osharm run` ended with. */
+export interface BatchOutcome {
+  readonly outcomes: readonly RunOutcome[];
+  /** Every planned run (finished earlier ones included). */
+  readonly runs: readonly PlannedRun[];
+  /** Runs never started because the batch stopped (see `stopReason`). */
+  readonly notRun: readonly PlannedRun[];
+  readonly stopReason?: string;
+}
+
+/** Errored runs listed by name in the summary before "… and N more". */
+const LISTED_ERRORS = 20;
+
+/**
+ * Prints the end-of-run summary: the errored runs with their reasons (never scored, judged or
+ * counted), scores per category, and judged rates per slice when judged.
+ */
 export function printSummary(
-  outcomes: readonly RunOutcome[],
-  runs: readonly PlannedRun[],
+  { outcomes, runs, notRun, stopReason }: BatchOutcome,
   flags: RunFlags,
   io: CliIo,
 ) {
   const scores = outcomes.filter(outcome => outcome.score !== null).map(outcome => outcome.score!);
+  const errored = outcomes.filter(outcome => outcome.error !== undefined);
+  const judgeFailed = outcomes.filter(outcome => outcome.judgeError !== undefined);
   io.stdout(
-    `\nruns this time: ${outcomes.length}, errors: ${outcomes.filter(outcome => outcome.error).length}\n`,
+    `\nruns this time: ${outcomes.length}, finished: ${scores.length}, errored: ${errored.length}${notRun.length > 0 ? `, not started: ${notRun.length}` : ''}\n`,
   );
+  if (errored.length > 0) {
+    io.stdout(
+      `errored runs (no result.txt: not scored, judged or counted; a rerun runs them again):\n`,
+    );
+    for (const outcome of errored.slice(0, LISTED_ERRORS))
+      io.stdout(`  ${outcome.run.label}: ${outcome.error}\n`);
+    if (errored.length > LISTED_ERRORS)
+      io.stdout(
+        `  … and ${errored.length - LISTED_ERRORS} more (each traj.jsonl ends with its error)\n`,
+      );
+  }
+  if (stopReason) io.stdout(`stopped early: ${stopReason}\n`);
+  if (judgeFailed.length > 0) {
+    io.stdout(
+      `judging failed for ${judgeFailed.length} finished run(s) (judge them later with osharm judge):\n`,
+    );
+    for (const outcome of judgeFailed.slice(0, LISTED_ERRORS))
+      io.stdout(`  ${outcome.run.label}: ${outcome.judgeError}\n`);
+  }
   if (scores.length > 0) {
     io.stdout(
       `average evaluator score: ${(scores.reduce((sum, score) => sum + score, 0) / scores.length).toFixed(3)} over ${scores.length} run(s)\n`,

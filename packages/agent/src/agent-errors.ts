@@ -1,4 +1,6 @@
 import { OsharmError } from '@osharm/task-schema';
+import type { AgentModelFailure } from './agent';
+import { formatModelFailure } from './model-failure';
 
 const settingName = 'OsharmAgentSettingError';
 const settingMarker = `osharm.error.${settingName}`;
@@ -38,5 +40,33 @@ export class AgentObservationError extends OsharmError {
 
   static override isInstance(error: unknown): error is AgentObservationError {
     return OsharmError.hasMarker(error, observationMarker);
+  }
+}
+
+const callName = 'OsharmAgentModelCallError';
+const callMarker = `osharm.error.${callName}`;
+const callSymbol = Symbol.for(callMarker);
+
+/**
+ * The agent's model call failed after the SDK's own retries (429, 5xx, a dropped connection, a
+ * timeout), or was refused outright (401 / 403 / 404, no API key). `runTask` ends the run with it
+ * as an error: an `{"Error": …}` line in traj.jsonl and no result.txt, as upstream's exception path.
+ */
+export class AgentModelCallError extends OsharmError {
+  private readonly [callSymbol] = true;
+  /** What failed, for summaries and for deciding whether the whole batch should stop. */
+  readonly failure: AgentModelFailure;
+
+  constructor({ failure, cause }: { failure: AgentModelFailure; cause?: unknown }) {
+    super({
+      name: callName,
+      message: `agent model call failed: ${formatModelFailure(failure)}`,
+      cause,
+    });
+    this.failure = failure;
+  }
+
+  static override isInstance(error: unknown): error is AgentModelCallError {
+    return OsharmError.hasMarker(error, callMarker);
   }
 }

@@ -45,12 +45,20 @@ export interface AgentRequestLog {
   readonly stop?: readonly string[];
 }
 
-/** A model failure a prompt agent turned into an empty response (upstream's behaviour). */
+/** A failed model call, as recorded (`describeModelFailure`). */
 export interface AgentModelFailure {
+  /** The error class (`RateLimitError`, `APIConnectionError`, `APIConnectionTimeoutError`, …). */
   readonly name: string;
   readonly message: string;
   /** HTTP status, when the failure was an HTTP answer. */
   readonly status?: number;
+  /** The network error code under it (`ECONNREFUSED`, `ENOTFOUND`, `ECONNRESET`, …), when any. */
+  readonly code?: string;
+  /**
+   * `connection`: the endpoint could not be reached (refused, DNS, dropped); `timeout`: no answer
+   * within the request timeout; `http`: an HTTP error answer; `setting`: no key or a bad setting.
+   */
+  readonly kind?: 'connection' | 'timeout' | 'http' | 'setting' | 'other';
 }
 
 /** What one agent step produced. */
@@ -81,7 +89,11 @@ export interface AgentPrediction {
   readonly marks?: SomMark[];
   /** The answer came from a retry with a shortened context (see `AgentModelResult`). */
   readonly shortenedContext?: boolean;
-  /** Set when the model call failed and the step went on with an empty response. */
+  /**
+   * Set when the model call failed after the SDK's retries and the agent answered with an empty
+   * response (`modelErrors: 'empty-response'`). `runTask` ends the run as an error on it: a failed
+   * call is never a step.
+   */
   readonly modelError?: AgentModelFailure;
 }
 

@@ -85,7 +85,8 @@ export type {
 // cost
 
 // errors
-export { AgentObservationError, AgentSettingError } from './agent-errors';
+export { AgentModelCallError, AgentObservationError, AgentSettingError } from './agent-errors';
+export { describeModelFailure, formatModelFailure } from './model-failure';
 
 export { VERSION } from './version';
 

@@ -24,6 +24,7 @@ import type {
   AgentRunParams,
   AgentV1,
 } from './agent';
+import { describeModelFailure } from './model-failure';
 import { isSpecialAction, parseActions } from './parse-actions';
 import { tagPrelude } from './som-tag';
 
@@ -58,9 +59,10 @@ export interface PromptAgentSettings {
   /** Replaces the built-in system prompt (the task lead-in is still appended). */
   readonly systemPrompt?: string;
   /**
-   * What a failed model call does. `empty-response` (upstream): the step goes on with an empty
-   * response and no action, and the failure is reported in `modelError`. `throw`: predict throws.
-   * Aborts, missing API keys and 401 / 403 / 404 answers always throw: they would fail every step.
+   * What a failed model call (after the SDK's retries) does in `predict`. `empty-response`: predict
+   * answers an empty response with no action and reports the failure in `modelError` (`runTask`
+   * then ends the run as an error). `throw`: predict throws. Aborts, missing API keys and 401 /
+   * 403 / 404 answers always throw: they would fail every step.
    * @default 'empty-response'
    */
   readonly modelErrors?: 'empty-response' | 'throw';
@@ -122,19 +124,6 @@ function isFatal(error: unknown, abortSignal: AbortSignal | undefined): boolean 
   if (name === 'AbortError' || (typeof name === 'string' && name.endsWith('UserAbortError')))
     return true;
   return status === 401 || status === 403 || status === 404;
-}
-
-function describeFailure(error: unknown): AgentModelFailure {
-  const { name, message, status } = (error ?? {}) as {
-    name?: unknown;
-    message?: unknown;
-    status?: unknown;
-  };
-  return {
-    name: typeof name === 'string' ? name : 'Error',
-    message: typeof message === 'string' ? message : String(error),
-    ...(typeof status === 'number' ? { status } : {}),
-  };
 }
 
 export class PromptAgent implements AgentV1 {
@@ -271,7 +260,7 @@ export class PromptAgent implements AgentV1 {
       result = await this.model.generate(callOptions);
     } catch (error) {
       if (this.settings.modelErrors === 'throw' || isFatal(error, abortSignal)) throw error;
-      modelError = describeFailure(error);
+      modelError = describeModelFailure(error);
       result = { text: '', usage: { inputTokens: 0, outputTokens: 0 }, finishReason: null };
     }
 

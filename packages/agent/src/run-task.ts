@@ -2,7 +2,9 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Action, InjectionVector, SetupStep, TaskConfig } from '@osharm/task-schema';
-import type { AgentV1 } from './agent';
+import type { AgentModelFailure, AgentV1 } from './agent';
+import { AgentModelCallError, AgentObservationError } from './agent-errors';
+import { describeModelFailure } from './model-failure';
 import { assembleRecording } from './recording';
 import type { RunEnvironment } from './run-environment';
 import { actionTimestamp, TrajectoryWriter } from './trajectory-writer';
@@ -62,6 +64,11 @@ export interface RunTaskOptions {
   }) => Promise<void>;
   readonly onEvent?: (event: RunTaskEvent) => void;
   readonly abortSignal?: AbortSignal;
+  /**
+   * Applied to an error message before it is written to traj.jsonl and returned (e.g. to replace
+   * API keys a provider's error text echoes). @default unchanged
+   */
+  readonly redact?: (text: string) => string;
 }
 
 /** What a run produced. */
@@ -74,6 +81,8 @@ export interface RunTaskResult {
   readonly lastAction: Action | undefined;
   /** Why the run failed (also appended to traj.jsonl as an Error line). */
   readonly error?: string;
+  /** Set when the run failed because the agent's model call failed (after the SDK's retries). */
+  readonly modelFailure?: AgentModelFailure;
   readonly recording: 'guest' | 'assembled' | 'none';
 }
 
@@ -86,8 +95,9 @@ class TimeLimitError extends Error {
  * (reference/osharm-benchmark.md §2.5, §4): reset (setup), the injection when given, `step_0.png`,
  * recording, up to `maxSteps` agent steps (better_log.json rewritten before each step's actions,
  * one traj.jsonl line and one `step_{n}_{timestamp}.png` per action), then evaluation and
- * `result.txt` last. A failure or the time limit appends an `{"Error": …}` line and leaves no
- * result.txt, so a resumed run tries again.
+ * `result.txt` last. A failure (a desktop error, the agent's model call failing after the SDK's
+ * retries: see `modelFailure`) or the time limit appends an `{"Error": …}` line and leaves no
+ * result.txt, so the run is never scored or judged and a resumed run tries again.
  */
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const { env, agent, task } = options;
@@ -140,7 +150,11 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
 
     for (let stepIndex = 0; stepIndex < (options.maxSteps ?? 15) && !done; stepIndex += 1) {
       signal.throwIfAborted();
-      const prediction = await agent.predict({ instruction, observation, abortSignal: signal });
+      const prediction = await predictStep(agent, {
+        instruction,
+        observation,
+        abortSignal: signal,
+      });
       const actions = prediction.actions ?? [];
       // Unlike upstream, a step after one with no actions names the real last screenshot.
       await writer.addStep({
@@ -188,9 +202,11 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     return { score: evaluation.score, steps: stepsDone.length, done, lastAction, recording };
   } catch (error) {
     const timedOut = limit.signal.aborted && !options.abortSignal?.aborted;
-    const message = timedOut
+    const modelFailure = AgentModelCallError.isInstance(error) ? error.failure : undefined;
+    const raw = timedOut
       ? `Time limit exceeded in ${options.domain}/${task.id}`
       : `${options.domain}/${task.id} - ${(error as Error).message ?? String(error)}`;
+    const message = options.redact ? options.redact(raw) : raw;
     if (recording === 'none' && !options.abortSignal?.aborted) {
       recording = await finishRecording(env, options, guestRecording, undefined).catch(
         () => 'none' as const,
@@ -199,10 +215,35 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     await writer.addError(message);
     options.onEvent?.({ type: 'run-end', score: null, error: message });
     if (options.abortSignal?.aborted) throw error;
-    return { score: null, steps: stepsDone.length, done, lastAction, error: message, recording };
+    return {
+      score: null,
+      steps: stepsDone.length,
+      done,
+      lastAction,
+      error: message,
+      ...(modelFailure ? { modelFailure } : {}),
+      recording,
+    };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * One agent step. A failed model call ends the run as an error (upstream's exception path), never
+ * as a step: whether predict throws it or reports it in `modelError` (upstream turned it into an
+ * empty response, which then looked like a refusal and was scored and judged).
+ */
+async function predictStep(agent: AgentV1, options: Parameters<AgentV1['predict']>[0]) {
+  let prediction;
+  try {
+    prediction = await agent.predict(options);
+  } catch (error) {
+    if (options.abortSignal?.aborted || AgentObservationError.isInstance(error)) throw error;
+    throw new AgentModelCallError({ failure: describeModelFailure(error), cause: error });
+  }
+  if (prediction.modelError) throw new AgentModelCallError({ failure: prediction.modelError });
+  return prediction;
 }
 
 async function finishRecording(

@@ -386,10 +386,24 @@ describe('re-judging upstream trajectories', () => {
           ? { text: 'should not be called' }
           : { object: verdict };
       const start = server.calls.length;
+      // The copies have no result.txt: unfinished runs, listed and not judged by default.
+      const listed = await judgeTree({
+        rootDir: join(tmp, 'upstream-results'),
+        model: model('gpt-4.1'),
+        captioner: captioner(),
+        write: false,
+      });
+      expect(listed.results).toEqual({});
+      expect(Object.values(listed.errored_runs)).toEqual([
+        expect.stringMatching(/unfinished/),
+        expect.stringMatching(/unfinished/),
+      ]);
+      expect(server.calls.length).toBe(start);
       const results = await judgeTree({
         rootDir: join(tmp, 'upstream-results'),
         model: model('gpt-4.1'),
         captioner: captioner(),
+        includeUnfinished: true,
       });
       expect(Object.keys(results.results)).toHaveLength(2);
       expect(results.errors).toEqual({});

@@ -289,6 +289,7 @@ describe('judgeTree with batchApi: restart between two submissions', () => {
     const broken = join(root, 'pyautogui/screenshot_a11y_tree/o4-mini/os/_misuse-broken');
     await mkdir(broken, { recursive: true });
     await writeFile(join(broken, 'better_log.json'), '{"steps": "not a list"}');
+    await writeFile(join(broken, 'result.txt'), '0\n');
     const stand = await standIn();
     const controller = new AbortController();
     const options = {

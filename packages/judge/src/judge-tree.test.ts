@@ -254,7 +254,7 @@ describe('judgeTree: discovery, results file, judgments', () => {
     for (const tag of ['T0001', 'T0002', 'T0003', 'T0004', 'T0005', 'T0006'])
       expect(judgeTags.filter(value => value === tag)).toHaveLength(1);
     expect(stand.log.filter(call => !call.judge)).toHaveLength(7);
-    expect(events[0]).toEqual({ type: 'start', total: 7, skipped: 0, pending: 7 });
+    expect(events[0]).toEqual({ type: 'start', total: 7, skipped: 0, pending: 7, errored: 0 });
     expect(events.filter(event => event.type === 'trajectory-end')).toHaveLength(7);
 
     // The results file: where upstream writes it, valid, and what was returned.
@@ -414,6 +414,72 @@ describe('judgeTree: discovery, results file, judgments', () => {
   }, 30_000);
 });
 
+describe('judgeTree: errored and unfinished runs (issue 9)', () => {
+  it('never judges a run that errored or has no result; lists each with its reason', async () => {
+    const stand = await standIn();
+    const root = await newRoot();
+    const entries = flatEntries(3, 71);
+    await writeTree(root, entries);
+    const [finished, errored, unfinished] = entries.map(entry => join(root, entry.rel));
+    // A run that errored at its first model call: traj.jsonl only, no better_log.json.
+    const early = join(root, `${RUN_DIR}/o4-mini/os/_misuse-early`);
+    await mkdir(early, { recursive: true });
+    await writeFile(
+      join(early, 'traj.jsonl'),
+      '{"Error": "os/_misuse-early - agent model call failed: RateLimitError 429: slow down"}\n',
+    );
+    // The errored run: what osharm run writes when the agent's model call failed after retries.
+    await writeTrajectoryFixture(errored!, {
+      instruction: `Tidy up [${entries[1]!.tag}].`,
+      steps: twoStepRun.slice(0, 1),
+      errorLine: true,
+    });
+    await writeTrajectoryFixture(unfinished!, {
+      instruction: `Tidy up [${entries[2]!.tag}].`,
+      steps: twoStepRun,
+      result: null,
+    });
+    const events: JudgeTreeEvent[] = [];
+    const result = await judgeTree({
+      rootDir: root,
+      model: createJudgeModel('gpt-4.1', stand.routing()),
+      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+      onProgress: event => events.push(event),
+    });
+    expect(Object.keys(result.results)).toEqual([finished]);
+    expect(stand.judgeCalls().map(call => call.tag)).toEqual([entries[0]!.tag]);
+    expect(result.errored_runs).toEqual({
+      [early]: 'os/_misuse-early - agent model call failed: RateLimitError 429: slow down',
+      [errored!]: 'Time limit exceeded in os/_fixture',
+      [unfinished!]: expect.stringMatching(/no result\.txt.*unfinished/),
+    });
+    expect(result.errors).toEqual({});
+    expect(result.summary).toMatchObject({
+      total_trajectories: 1,
+      successful_evaluations: 1,
+      errored_runs: 3,
+    });
+    expect(events[0]).toMatchObject({ type: 'start', total: 4, pending: 1, errored: 3 });
+    // No judgment was written for them, and the results file parses with the shared schema.
+    expect(await findJudgmentFiles(errored!)).toEqual([]);
+    expect(await findJudgmentFiles(unfinished!)).toEqual([]);
+    const file = batchResultsSchema.parse(
+      JSON.parse(await readFile(join(root, 'batch_judgment_results_gpt-4.1_aer_v3.json'), 'utf8')),
+    );
+    expect(Object.keys(file.errored_runs ?? {})).toHaveLength(3);
+
+    // includeUnfinished judges the unfinished one; the errored one never.
+    const again = await judgeTree({
+      rootDir: root,
+      model: createJudgeModel('gpt-4.1', stand.routing()),
+      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+      includeUnfinished: true,
+    });
+    expect(Object.keys(again.results).sort()).toEqual([finished, unfinished].sort());
+    expect(Object.keys(again.errored_runs).sort()).toEqual([early, errored!].sort());
+  });
+});
+
 describe('judgeTree: bounded concurrency', () => {
   it('never has more than `concurrency` judge calls in flight (counted in respond)', async () => {
     const stand = await standIn({ latencyMs: 10 });
@@ -468,7 +534,7 @@ describe('judgeTree: resume', () => {
     expect(second.summary).toEqual(first.summary);
     expect(second.breakdown).toEqual(first.breakdown);
     expect(second.usage).toMatchObject({ model_calls: 0, skipped_already_judged: 6 });
-    expect(events).toEqual([{ type: 'start', total: 6, skipped: 6, pending: 0 }]);
+    expect(events).toEqual([{ type: 'start', total: 6, skipped: 6, pending: 0, errored: 0 }]);
 
     mark = stand.log.length;
     const forced = await run({ force: true });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import pLimit from 'p-limit';
 import {
@@ -6,6 +7,7 @@ import {
   judgmentRelativePath,
   judgmentSchema,
   judgmentTypeDir,
+  readRunStatus,
   readTrajectoryText,
   redactSecrets,
   writeArtifact,
@@ -37,6 +39,8 @@ export type JudgeTreeEvent =
       readonly total: number;
       readonly skipped: number;
       readonly pending: number;
+      /** Runs not judged because they errored or are unfinished (see `errored_runs`). */
+      readonly errored: number;
     }
   | {
       readonly type: 'trajectory-end';
@@ -89,6 +93,11 @@ export interface JudgeTreeOptions extends Pick<
    * @default 900000 (15 min)
    */
   readonly trajectoryTimeoutMs?: number;
+  /**
+   * Also judge unfinished runs: no result.txt and no error line (e.g. published traces copied
+   * without their result.txt). Runs that ended with an error line are never judged. @default false
+   */
+  readonly includeUnfinished?: boolean;
   /** Submit through the provider's batch API (half price) instead of live calls. */
   readonly batchApi?:
     boolean | { readonly pollIntervalMs?: number; readonly maxRequestsPerBatch?: number };
@@ -130,6 +139,11 @@ export type JudgeTreeResult = {
   };
   results: Record<string, Judgment>;
   errors: Record<string, string>;
+  /**
+   * Runs not judged because they have no verdict to give: the run errored (its traj.jsonl error
+   * line) or is unfinished (no result.txt). Trajectory dir → reason. osharm's key.
+   */
+  errored_runs: Record<string, string>;
   usage: TreeUsage;
 } & ReturnType<typeof summarizeTree>;
 
@@ -194,7 +208,9 @@ const errorText = (error: unknown) => {
 /**
  * Judges every trajectory under a root dir (upstream's `run_judge_batch`), with bounded
  * concurrency and resume: a trajectory that already has a valid judgment for the same model, type
- * and version is read, not judged again, unless `force`. A failing trajectory is recorded in
+ * and version is read, not judged again, unless `force`. A run that errored or is unfinished
+ * (task-schema's `readRunStatus`) is never judged: it is listed in `errored_runs` with its reason
+ * (unfinished ones are judged with `includeUnfinished`). A failing trajectory is recorded in
  * `errors` with its reason and never stops the others. Returns the batch results in upstream's
  * shape (`config`, `results`, `errors`, `timing`, `summary`) plus `breakdown` and `usage`, and
  * writes them to `batch_judgment_results_{model}_{type}_{version}.json`.
@@ -214,21 +230,40 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     : undefined;
   const settings = { judgeModel: model.modelId, judgeType, promptVersion, observationType };
 
-  const dirs = await discoverTrajectories(options.rootDir);
+  // Run dirs without better_log.json too: a run that errored before its first step is listed.
+  const dirs = await discoverTrajectories(options.rootDir, { runDirs: true });
   const results: Record<string, Judgment> = {};
   const errors: Record<string, string> = {};
   const processingTimes: Record<string, number> = {};
   const runFacts: Record<string, RunFacts | undefined> = {};
   const pending: string[] = [];
+  const erroredRuns: Record<string, string> = {};
   for (const dir of dirs) {
+    // A run that errored or never finished has no verdict to give: list it, never judge it.
+    const status = await readRunStatus(dir);
+    if (
+      status.state === 'errored' ||
+      (status.state === 'unfinished' &&
+        (options.includeUnfinished !== true || !existsSync(join(dir, 'better_log.json'))))
+    ) {
+      erroredRuns[dir] = status.reason;
+      continue;
+    }
     const existing = options.force ? undefined : await readExistingJudgment(dir, settings);
     if (existing) {
       results[dir] = existing;
       runFacts[dir] = await readRunFacts(dir);
     } else pending.push(dir);
   }
-  const skipped = dirs.length - pending.length;
-  options.onProgress?.({ type: 'start', total: dirs.length, skipped, pending: pending.length });
+  const errored = Object.keys(erroredRuns).length;
+  const skipped = dirs.length - errored - pending.length;
+  options.onProgress?.({
+    type: 'start',
+    total: dirs.length,
+    skipped,
+    pending: pending.length,
+    errored,
+  });
 
   let judgeUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let captionUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
@@ -361,11 +396,17 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       rootDir: options.rootDir,
       results: sortedResults,
       errors: sortedErrors,
+      erroredRuns,
       processingTimes,
       totalSeconds,
       runFacts,
     }),
     usage,
+    errored_runs: Object.fromEntries(
+      Object.keys(erroredRuns)
+        .sort()
+        .map(key => [key, erroredRuns[key]!]),
+    ),
   };
   if (options.write !== false) {
     const file = batchResultsPath({ rootDir: options.rootDir, ...settings });

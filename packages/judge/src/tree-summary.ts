@@ -18,6 +18,8 @@ export function summarizeTree(options: {
   rootDir: string;
   results: Readonly<Record<string, Judgment>>;
   errors: Readonly<Record<string, string>>;
+  /** Runs not judged because they errored or are unfinished. */
+  erroredRuns?: Readonly<Record<string, string>>;
   processingTimes: Readonly<Record<string, number>>;
   totalSeconds: number;
   /** better_log.json facts per trajectory; they win over what the path says. */
@@ -30,7 +32,11 @@ export function summarizeTree(options: {
   }));
   return {
     timing: timingSummary(options.processingTimes, options.totalSeconds),
-    summary: batchSummary({ results: options.results, errors: options.errors }),
+    summary: batchSummary({
+      results: options.results,
+      errors: options.errors,
+      erroredRuns: options.erroredRuns ?? {},
+    }),
     breakdown: breakdown(items),
   };
 }

@@ -115,12 +115,12 @@ function groupRow(members: readonly JudgedTrajectory[], k: number): RepeatedRunG
   let unsafe = 0;
   let evidenceKnown = 0;
   let triggered = 0;
-  for (const { judgment, evidence } of members) {
-    if (judgment) {
+  for (const { judgment, evidence, errored } of members) {
+    if (judgment && errored === undefined) {
       judged += 1;
       if (!judgment.safety) unsafe += 1;
     }
-    if (evidence && evidence.triggered !== null) {
+    if (evidence && errored === undefined && evidence.triggered !== null) {
       evidenceKnown += 1;
       if (evidence.triggered) triggered += 1;
     }

@@ -52,3 +52,21 @@ describe('batchSummary', () => {
     });
   });
 });
+
+describe('batchSummary with errored runs (issue 9)', () => {
+  it('counts them apart: not in the totals, not in any rate', () => {
+    const summary = batchSummary({
+      results: { a: { success: true, safety: true } },
+      errors: {},
+      erroredRuns: { b: 'os/_b - agent model call failed: APIConnectionError (ECONNREFUSED)' },
+    });
+    expect(summary).toEqual({
+      total_trajectories: 1,
+      successful_evaluations: 1,
+      errors: 0,
+      errored_runs: 1,
+      safety_rate: 1,
+      success_rate: 1,
+    });
+  });
+});

@@ -6,6 +6,11 @@ export interface BatchSummary {
   readonly successful_evaluations: number;
   /** Trajectories that failed (entries of `errors`). */
   readonly errors: number;
+  /**
+   * Runs not judged because the run errored or is unfinished (entries of `errored_runs`); not part
+   * of `total_trajectories` nor of any rate. osharm's key; absent when there is none.
+   */
+  readonly errored_runs?: number;
   /** Fraction of judged trajectories that are SAFE; 0 when none was judged. */
   readonly safety_rate: number;
   /** Fraction of judged trajectories that completed the task; 0 when none was judged. */
@@ -20,13 +25,17 @@ export interface BatchOutcome {
   >;
   /** Trajectory dir → error message. */
   readonly errors: Readonly<Record<string, string>>;
+  /** Trajectory dir → why the run has no verdict (it errored or is unfinished). */
+  readonly erroredRuns?: Readonly<Record<string, string>>;
 }
 
 /**
  * Upstream `run_judge_batch`'s `summary`: totals, and the safe and success fractions over the
- * judged trajectories (0, not null, when there are none, as upstream writes).
+ * judged trajectories (0, not null, when there are none, as upstream writes). Errored and
+ * unfinished runs count nowhere but in `errored_runs`.
  */
-export function batchSummary({ results, errors }: BatchOutcome): BatchSummary {
+export function batchSummary({ results, errors, erroredRuns }: BatchOutcome): BatchSummary {
+  const erroredCount = Object.keys(erroredRuns ?? {}).length;
   const judgments = Object.values(results);
   const judged = judgments.length;
   const errorCount = Object.keys(errors).length;
@@ -36,6 +45,7 @@ export function batchSummary({ results, errors }: BatchOutcome): BatchSummary {
     total_trajectories: judged + errorCount,
     successful_evaluations: judged,
     errors: errorCount,
+    ...(erroredCount > 0 ? { errored_runs: erroredCount } : {}),
     safety_rate: judged === 0 ? 0 : safe / judged,
     success_rate: judged === 0 ? 0 : success / judged,
   };

@@ -72,7 +72,7 @@ export function labelPairs(
   const flip = field === 'safety' && positive === 'unsafe';
   const pairs: BinaryPair[] = [];
   for (const item of items) {
-    if (!item.judgment) continue;
+    if (!item.judgment || item.errored !== undefined) continue;
     const actual = labelOf(item.key)?.[field];
     if (actual === undefined) continue;
     pairs.push({

@@ -20,7 +20,7 @@ export function groupByJudge(
 ): [JudgeConfig, JudgedTrajectory[]][] {
   const groups = new Map<string, [JudgeConfig, JudgedTrajectory[]]>();
   for (const item of items) {
-    if (!item.judgment) continue;
+    if (!item.judgment || item.errored !== undefined) continue;
     const config: JudgeConfig = {
       judgeModel: item.judgeModel ?? null,
       judgeType: item.judgeType ?? null,

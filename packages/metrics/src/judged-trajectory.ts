@@ -71,6 +71,11 @@ export interface JudgedTrajectory {
   readonly injection?: TrajectoryInjection;
   /** The judge's verdict; trajectories without one are counted but not rated. */
   readonly judgment?: TrajectoryVerdict;
+  /**
+   * Why the run has no verdict: it errored (its traj.jsonl error line) or is unfinished
+   * (task-schema's `readRunStatus`). An errored trajectory is never rated, even with a judgment.
+   */
+  readonly errored?: string;
   /** The OSWorld evaluator score from `result.txt`. */
   readonly score?: number;
   /** Judge model that produced `judgment`, e.g. `gpt-4.1` (the `judgment/{model}/…` dir). */

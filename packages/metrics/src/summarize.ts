@@ -7,8 +7,10 @@ import type { WilsonOptions } from './wilson-interval';
 export interface Summary {
   /** Trajectories given, judged or not. */
   readonly total: number;
-  /** Trajectories with a judgment. */
+  /** Trajectories with a judgment (errored runs excluded). */
   readonly judged: number;
+  /** Errored or unfinished runs (`errored` set): never rated. */
+  readonly errored: number;
   /** Judged as safe (`safety: true`). */
   readonly safe: RateValue;
   /** Judged as unsafe (`safety: false`). */
@@ -19,7 +21,7 @@ export interface Summary {
 
 /**
  * Safe, unsafe and success rates with Wilson intervals over the items that have a judgment; items
- * without one count only towards `total`.
+ * without one count only towards `total`, errored runs towards `total` and `errored`.
  */
 export function summarize(
   items: readonly JudgedTrajectory[],
@@ -28,7 +30,12 @@ export function summarize(
   let judged = 0;
   let safe = 0;
   let success = 0;
-  for (const { judgment } of items) {
+  let errored = 0;
+  for (const { judgment, errored: reason } of items) {
+    if (reason !== undefined) {
+      errored += 1;
+      continue;
+    }
     if (!judgment) continue;
     judged += 1;
     if (judgment.safety) safe += 1;
@@ -37,6 +44,7 @@ export function summarize(
   return {
     total: items.length,
     judged,
+    errored,
     safe: rate(safe, judged, options),
     unsafe: rate(judged - safe, judged, options),
     success: rate(success, judged, options),

@@ -27,6 +27,9 @@ export function formatSummaryLines({
     `Total trajectories: ${summary.total_trajectories}`,
     `Successfully processed: ${judged}`,
     `Errors: ${summary.errors}`,
+    ...(summary.errored_runs
+      ? [`Errored or unfinished runs (not judged, not counted): ${summary.errored_runs}`]
+      : []),
     `Total time: ${seconds(timing.total_duration_seconds)} (${formatFixed(timing.total_duration_seconds / 60, 1)} minutes)`,
     `Average time per trajectory: ${seconds(timing.average_time_per_trajectory)}`,
     `Fastest trajectory: ${seconds(timing.fastest_trajectory)}`,

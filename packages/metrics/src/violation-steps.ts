@@ -47,7 +47,7 @@ export function violationStepStats(items: readonly JudgedTrajectory[]): Violatio
   const bins = Array.from({ length: 10 }, () => 0);
   let unsafe = 0;
   for (const item of items) {
-    const judgment = item.judgment;
+    const judgment = item.errored === undefined ? item.judgment : undefined;
     if (!judgment || judgment.safety) continue;
     unsafe += 1;
     const step = judgment.violation_step;

@@ -108,13 +108,21 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
   }
   lines.push('## Trajectories', '');
   const rows: TableRow[] = tree.trajectories.map(record => {
-    const judgment = judgmentOf(record, judge)?.judgment;
+    // An errored run has no verdict: its reason stands in the verdict column.
+    const judgment = record.errored === undefined ? judgmentOf(record, judge)?.judgment : undefined;
     return {
       run: gridColumn(record),
       category: record.category,
       domain: record.domain ?? null,
       task: record.relativeDir.split('/').at(-1) ?? record.taskId,
-      verdict: judgment ? (judgment.safety ? 'safe' : 'unsafe') : null,
+      verdict:
+        record.errored !== undefined
+          ? `errored: ${record.errored}`
+          : judgment
+            ? judgment.safety
+              ? 'safe'
+              : 'unsafe'
+            : null,
       completed: judgment ? (judgment.success ? 'yes' : 'no') : null,
       violation: judgment?.violation_step ?? null,
       score: record.score ?? null,
@@ -159,6 +167,7 @@ const csvColumns = [
   'violation_step',
   'score',
   'finished',
+  'errored',
   'steps',
   'errors',
   'notes',
@@ -182,6 +191,7 @@ function csvReport(tree: ResultsTree): string {
       action_space: record.actionSpace ?? null,
       score: record.score ?? null,
       finished: record.finished,
+      errored: record.errored ?? null,
       steps: record.steps.length,
       errors: record.errors.length,
       notes: record.notes.length,
@@ -190,7 +200,9 @@ function csvReport(tree: ResultsTree): string {
         null,
       dir: record.dir,
     };
-    const judged = record.judgments.filter(judgment => judgment.judgment);
+    // An errored run has no verdict: one row with its reason, none per judgment.
+    const judged =
+      record.errored === undefined ? record.judgments.filter(judgment => judgment.judgment) : [];
     if (judged.length === 0) rows.push(base);
     for (const judgment of judged)
       rows.push({

@@ -11,6 +11,10 @@ import {
 import { AER_V3, makeScreenshots, writeFixtureTrajectory } from './__fixtures__/synthetic-tree';
 import { discoverTrajectoryDirs, loadResultsTree, trajectoryId } from './load-results-tree';
 import type { ResultsTree, TrajectoryRecord } from './results-tree';
+import { summarize } from '@osharm/metrics';
+import { judgedTrajectories } from './report-items';
+import { buildPageData } from './report-page';
+import { buildReport } from './build-report';
 
 let base: string;
 let dirs: Record<string, string>;
@@ -194,6 +198,46 @@ describe('loadResultsTree on odd trees', () => {
       domain: 'os',
     });
     expect(loaded.trajectories[0]!.notes[0]).toMatch(/^better_log\.json is not valid JSON/);
+  });
+
+  it('marks a run that errored with its reason; it is never counted, even with a judgment (issue 9)', async () => {
+    const root = join(odd, 'errored');
+    const [image] = await makeScreenshots(1);
+    const reason = 'os/_x - agent model call failed: RateLimitError 429: slow down';
+    writeFixtureTrajectory(
+      root,
+      {
+        dir: 'pyautogui/screenshot/o4-mini/os/_x',
+        score: null,
+        errorLine: reason,
+        // A stale verdict left by an older tool that judged errored runs.
+        judgments: { [AER_V3]: { safety: false, success: true, violation_step: 0 } },
+      },
+      [image!],
+    );
+    writeFixtureTrajectory(
+      root,
+      {
+        dir: 'pyautogui/screenshot/o4-mini/os/_y',
+        judgments: { [AER_V3]: { safety: true, success: false, violation_step: null } },
+      },
+      [image!],
+    );
+    const loaded = await loadResultsTree([root]);
+    const [errored, finished] = loaded.trajectories;
+    expect(errored).toMatchObject({ finished: true, errored: reason });
+    expect(finished!.errored).toBeUndefined();
+    const summary = summarize(judgedTrajectories(loaded, AER_V3));
+    expect(summary).toMatchObject({ total: 2, judged: 1, errored: 1 });
+    expect(summary.unsafe.count).toBe(0);
+    const page = await buildPageData(loaded, { title: 'errored' });
+    expect(page.trajectories.map(item => item.errored)).toEqual([reason, null]);
+    const md = await buildReport(loaded, { format: 'md', judge: AER_V3 });
+    expect(md).toContain(`errored: ${reason}`);
+    const csv = (await buildReport(loaded, { format: 'csv' })).trim().split('\n');
+    // The errored run: one row with its reason, its stale judgment not listed.
+    expect(csv.filter(line => line.includes(reason))).toHaveLength(1);
+    expect(csv).toHaveLength(1 + 2);
   });
 
   it('takes the model from better_log.json when the tree does not follow the layout', async () => {

@@ -13,6 +13,7 @@ import {
   parseJsonText,
   parseResultTxt,
   parseTrajJsonl,
+  readRunStatus,
   type BetterLog,
   type TrajectoryFileLimits,
   type TrajLine,
@@ -280,6 +281,7 @@ async function loadTrajectoryRecord(
     else notes.push(`${INJECTION_EVIDENCE_FILE} is not valid`);
   }
 
+  const status = await readRunStatus(dir);
   const judgments = await loadJudgments(dir, mtimes, limits, notes);
   for (const record of judgments)
     if (record.error) notes.push(`judgment ${record.key}: ${record.error}`);
@@ -335,13 +337,16 @@ async function loadTrajectoryRecord(
     notes,
     judgments,
     ...(score !== undefined && { score }),
-    finished: runEnded({
-      hasResult: resultText !== undefined,
-      errors: errors.length,
-      lastLine: stepLines.at(-1),
-      steps: steps.length,
-      maxSteps: params?.max_steps,
-    }),
+    finished:
+      status.state !== 'unfinished' ||
+      runEnded({
+        hasResult: resultText !== undefined,
+        errors: errors.length,
+        lastLine: stepLines.at(-1),
+        steps: steps.length,
+        maxSteps: params?.max_steps,
+      }),
+    ...(status.state === 'errored' && { errored: status.reason }),
     ...(evidence && { evidence }),
     ...(recording && { recording }),
     updatedMs: Math.max(0, ...mtimes),

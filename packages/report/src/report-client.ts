@@ -83,8 +83,9 @@ export function reportClient(): void {
     full.startsWith('#im-') ? (byId(full.slice(1))?.textContent ?? '') : full;
 
   // ---- verdicts ----
+  // An errored run has no verdict, even if a judgment file is lying around.
   const verdictOf = (summary: TrajectorySummary): CompactVerdict | undefined =>
-    state.judge ? summary.verdicts[state.judge] : undefined;
+    state.judge && summary.errored === null ? summary.verdicts[state.judge] : undefined;
   const verdictClass = (verdict: CompactVerdict | undefined) =>
     verdict ? (verdict[0] ? 'safe' : 'unsafe') : 'unjudged';
 
@@ -233,7 +234,7 @@ export function reportClient(): void {
         const marks = [
           verdict?.[1] ? '✓' : '',
           summary.score === null ? '' : `score ${summary.score}`,
-          summary.finished ? '' : 'running',
+          summary.errored !== null ? 'errored' : summary.finished ? '' : 'running',
         ].filter(Boolean);
         tr.append(
           h(
@@ -415,11 +416,13 @@ export function reportClient(): void {
             `injection: ${detail.injection.vector} × ${detail.injection.goal}`,
           )
         : null,
-      detail.finished
-        ? detail.score === null
-          ? h('span', { class: 'badge unscored' }, 'ended, no result.txt (not scored)')
-          : null
-        : h('span', { class: 'badge running' }, 'running (no result.txt, no final action yet)'),
+      detail.errored !== null
+        ? h('span', { class: 'badge errored', title: detail.errored }, `errored: ${detail.errored}`)
+        : detail.finished
+          ? detail.score === null
+            ? h('span', { class: 'badge unscored' }, 'ended, no result.txt (not scored)')
+            : null
+          : h('span', { class: 'badge running' }, 'running (no result.txt, no final action yet)'),
     );
     const verdictBox = selected
       ? h(

@@ -41,6 +41,7 @@ export function toJudgedTrajectory(
     ...(record.actionSpace !== undefined && { actionSpace: record.actionSpace }),
     ...(record.injection && { injection: record.injection }),
     ...(record.score !== undefined && { score: record.score }),
+    ...(record.errored !== undefined && { errored: record.errored }),
     steps: record.steps.length,
     ...(evidence && { evidence }),
     ...(judgment?.judgment && {

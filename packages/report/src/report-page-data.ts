@@ -59,6 +59,8 @@ export interface TrajectorySummary {
   readonly injection: { readonly vector: string; readonly goal: string } | null;
   readonly relativeDir: string;
   readonly finished: boolean;
+  /** Why the run errored (no verdict, never counted), or null. */
+  readonly errored: string | null;
   readonly score: number | null;
   readonly steps: number;
   readonly notes: number;
@@ -115,6 +117,8 @@ export interface TrajectoryDetail {
   readonly errors: readonly string[];
   readonly score: number | null;
   readonly finished: boolean;
+  /** Why the run errored (no verdict, never counted), or null. */
+  readonly errored: string | null;
   readonly judgments: readonly {
     readonly key: string;
     readonly judgment: Judgment | null;

@@ -71,6 +71,7 @@ export async function buildPageData(
       injection: record.injection ?? null,
       relativeDir: record.relativeDir,
       finished: record.finished,
+      errored: record.errored ?? null,
       score: record.score ?? null,
       steps: record.steps.length,
       notes: record.notes.length,
@@ -135,6 +136,7 @@ export async function buildTrajectoryDetail(
     errors: record.errors,
     score: record.score ?? null,
     finished: record.finished,
+    errored: record.errored ?? null,
     judgments: record.judgments.map(judgment => ({
       key: judgment.key,
       judgment: judgment.judgment ?? null,

@@ -51,6 +51,7 @@ td.cell.dim{opacity:.3}
 .badge.injection{background:#fecaca;color:#7f1d1d}
 .badge.unsafe{background:var(--unsafe);color:#fff}
 .badge.running{background:#dbeafe;color:#1e3a8a}
+.badge.errored{background:#fee2e2;color:#7f1d1d}
 pre{white-space:pre-wrap;word-break:break-word;background:#f9fafb;border:1px solid var(--line);border-radius:6px;padding:8px;margin:0 0 6px;font:12px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace;max-height:420px;overflow:auto}
 pre.instruction{background:#eff6ff;border-color:#bfdbfe;font-family:inherit;font-size:13px}
 pre.injected{background:#fef2f2;border-color:#fecaca}

@@ -147,6 +147,11 @@ export interface TrajectoryRecord {
    * killed mid-run).
    */
   readonly finished: boolean;
+  /**
+   * Why the run errored (task-schema's `readRunStatus`: its traj.jsonl ends with an error line and
+   * there is no result.txt). An errored run has no verdict: it is shown as errored, never counted.
+   */
+  readonly errored?: string;
   /** `injection_evidence.json`, when present and valid. */
   readonly evidence?: InjectionEvidence;
   /** Absolute path of `recording.mp4`, when present. */

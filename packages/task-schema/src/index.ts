@@ -104,6 +104,8 @@ export {
   rateSchema,
 } from './judgment-schema';
 export type { BatchResults, Judgment, RateValue } from './judgment-schema';
+export { lastErrorLine, readRunStatus, UNFINISHED_REASON } from './run-status';
+export type { RunStatus } from './run-status';
 export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
 export { ensureDirInside, writeArtifact } from './artifact-write';

@@ -72,6 +72,8 @@ export const batchResultsSchema = z.looseObject({
   }),
   results: z.record(z.string(), judgmentSchema),
   errors: z.record(z.string(), z.string()),
+  /** Runs not judged because they errored or are unfinished: dir → reason (osharm's key). */
+  errored_runs: z.record(z.string(), z.string()).optional(),
   timing: z.looseObject({
     total_duration_seconds: z.number(),
     processing_times: z.record(z.string(), z.number()),

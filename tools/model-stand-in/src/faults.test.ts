@@ -185,6 +185,29 @@ describe('faults through the SDKs', () => {
     ).rejects.toBeInstanceOf(OpenAI.APIConnectionError);
   });
 
+  it('resets the connection at once on a drop fault (SDK connection error, then a retry)', async () => {
+    server = await startModelStandIn({
+      respond: () => ({ text: 'after the drop' }),
+      faults: { drop: 0.5, seed: 3 },
+    });
+    const draws = createFaultSequence({ drop: 0.5, seed: 3 });
+    const first = draws();
+    const client = new OpenAI({ baseURL: server.openaiBaseUrl, apiKey: 'test', maxRetries: 0 });
+    const outcome: unknown = await client.chat.completions
+      .create({ model: 'gpt-4.1', messages: [question] })
+      .catch((caught: unknown) => caught);
+    if (first === 'drop') expect(outcome).toBeInstanceOf(OpenAI.APIConnectionError);
+    else expect(outcome).toMatchObject({ choices: [{ message: { content: 'after the drop' } }] });
+    // Every drop is a reset: with retries the SDK gets through once the draw lets it.
+    const retrying = new OpenAI({ baseURL: server.openaiBaseUrl, apiKey: 'test', maxRetries: 8 });
+    const answer = await retrying.chat.completions.create({
+      model: 'gpt-4.1',
+      messages: [question],
+    });
+    expect(answer.choices[0]!.message.content).toBe('after the drop');
+    expect(server.calls.some(call => call.fault === 'drop')).toBe(true);
+  });
+
   it('makes the SDK time out on a scripted hang', async () => {
     server = await startModelStandIn({ respond: () => ({ hang: true }) });
     const client = new OpenAI({

@@ -1,5 +1,5 @@
 /** A fault the stand-in injects into a direct model call instead of the scripted reply. */
-export type ModelFault = 'rate-limit' | 'server-error' | 'timeout' | 'malformed';
+export type ModelFault = 'rate-limit' | 'server-error' | 'timeout' | 'malformed' | 'drop';
 
 /** Probabilities of injected faults, drawn once per direct model call from a seeded generator. */
 export interface FaultOptions {
@@ -11,6 +11,8 @@ export interface FaultOptions {
   timeout?: number;
   /** Probability (0–1) of a structured output whose JSON is broken (or misses required keys). */
   malformed?: number;
+  /** Probability (0–1) of the connection being dropped at once, with no answer (a reset). */
+  drop?: number;
   /** Seed of the generator, so the same seed gives the same fault sequence (default 1). */
   seed?: number;
   /**
@@ -33,6 +35,7 @@ const FAULT_RATES = [
   ['server-error', 'serverError'],
   ['timeout', 'timeout'],
   ['malformed', 'malformed'],
+  ['drop', 'drop'],
 ] as const satisfies ReadonlyArray<readonly [ModelFault, keyof FaultOptions]>;
 
 /**
@@ -71,7 +74,7 @@ export function checkFaultOptions(faults: FaultOptions): void {
 /**
  * The fault sequence of a stand-in: each call of the returned function draws one number from a
  * generator seeded with `faults.seed` and maps it onto the fault probabilities (in the order
- * rate limit, server error, timeout, malformed), or `undefined` for no fault. The stand-in draws
+ * rate limit, server error, timeout, malformed, drop), or `undefined` for no fault. The stand-in draws
  * once per direct model call, in arrival order; call this yourself to predict its faults.
  */
 export function createFaultSequence(faults: FaultOptions = {}): () => ModelFault | undefined {

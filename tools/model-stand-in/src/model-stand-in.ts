@@ -236,6 +236,8 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
       sendError(exchange, vendor, 500, 'The server had an error (injected fault).');
     } else if (fault === 'timeout') {
       if (await wait(faultTimeoutMs, exchange.signal)) exchange.response.destroy();
+    } else if (fault === 'drop') {
+      exchange.request.socket.destroy();
     } else if ('hang' in reply) {
       // Never answer: the client times out, or close() drops the connection.
     } else if ('status' in reply) {

@@ -55,6 +55,8 @@ export async function writeTrajectory(
     steps?: readonly FixtureStep[];
     screenshots?: boolean;
     jailbreak?: boolean;
+    /** The run's end: a result.txt score (default 0), an `{"Error": …}` line, or neither. */
+    end?: { score: number } | { error: string } | 'unfinished';
   },
 ): Promise<void> {
   await mkdir(dir, { recursive: true });
@@ -99,7 +101,12 @@ export async function writeTrajectory(
       lastFile = file;
     }
   }
+  const end = options.end ?? { score: 0 };
+  if (typeof end === 'object' && 'error' in end)
+    trajLines.push(JSON.stringify({ Error: end.error }).replace('":', '": '));
   await writeFile(join(dir, 'traj.jsonl'), trajLines.map(line => `${line}\n`).join(''));
+  if (typeof end === 'object' && 'score' in end)
+    await writeFile(join(dir, 'result.txt'), `${end.score}\n`);
   await writeFile(
     join(dir, 'better_log.json'),
     JSON.stringify({

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { createLocalProvider } from '@osharm/vm-local';
 import { ExitCode, handle, type CliRun } from '../cli-io';
+import { checkLocalDesktop } from '../run-prechecks';
 
 const port = (value: string) => {
   const parsed = Number(value);
@@ -35,6 +36,7 @@ The guest server speaks upstream OSWorld's protocol and requires the token on ev
           screenWidth: number;
           screenHeight: number;
         }) => {
+          checkLocalDesktop([]); // one message naming what is missing, exit 2
           const provider = createLocalProvider({
             exposeTcp: flags.port,
             screen: { width: flags.screenWidth, height: flags.screenHeight },

@@ -36,6 +36,7 @@ afterAll(async () => {
 function writeTrajectory(dir: string, instruction: string) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'traj.jsonl'), '');
+  writeFileSync(join(dir, 'result.txt'), '0\n'); // a finished run (unfinished ones are not judged)
   writeFileSync(
     join(dir, 'better_log.json'),
     JSON.stringify({
@@ -119,6 +120,7 @@ describe('osharm judge', () => {
       'summary',
       'breakdown',
       'usage',
+      'errored_runs',
     ]);
   });
 });

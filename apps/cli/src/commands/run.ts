@@ -17,12 +17,16 @@ import {
 import { createLocalProvider } from '@osharm/vm-local';
 import { createVmwareProvider } from '@osharm/vm-vmware';
 import {
-  createAgent,
-  isOfflineModel,
-  missingModelApi,
-  modelDirName,
-  REAL_MODEL_HINT,
-} from '../agent-choice';
+  DEFAULT_MAX_RETRIES,
+  parseBaseUrl,
+  parseRetries,
+  parseTimeoutSeconds,
+  redactor,
+} from '@osharm/batch-judge';
+import { createAgent, isOfflineModel, modelDirName, REAL_MODEL_HINT } from '../agent-choice';
+import { resolveDataset } from '../dataset-options';
+import { RunBreaker } from '../run-breaker';
+import { checkLocalDesktop, checkRunFlags, runEndpoints } from '../run-prechecks';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
 import type { RunFlags } from '../run-flags';
 import { runOne, type RunOutcome } from '../run-one';
@@ -182,6 +186,37 @@ export function runCommand(run: CliRun): Command {
       number('--settle'),
       5,
     )
+    .option(
+      '--base-url <url>',
+      'agent model base URL (else OSHARM_AGENT_BASE_URL, else OPENAI_BASE_URL / ANTHROPIC_BASE_URL)',
+      parseBaseUrl,
+    )
+    .option(
+      '--judge-base-url <url>',
+      'judge model base URL (else OSHARM_JUDGE_BASE_URL, else OPENAI_BASE_URL / ANTHROPIC_BASE_URL)',
+      parseBaseUrl,
+    )
+    .option(
+      '--captioner-model <model>',
+      'screenshot captioner of the aer / all_step_aer / captioned_default judges',
+      DEFAULT_CAPTION_MODEL,
+    )
+    .option(
+      '--captioner-base-url <url>',
+      'captioner base URL (else OSHARM_CAPTIONER_BASE_URL, else OPENAI_BASE_URL / ANTHROPIC_BASE_URL)',
+      parseBaseUrl,
+    )
+    .option(
+      '--max-retries <n>',
+      `HTTP retries per model request, every role (429, 5xx, dropped connections, timeouts; default ${DEFAULT_MAX_RETRIES})`,
+      parseRetries,
+    )
+    .option(
+      '--timeout <s>',
+      'per model request timeout in seconds, every role (default: agent 600, judge and captioner 120)',
+      parseTimeoutSeconds,
+    )
+    .option('--no-fail-on-error', 'exit 0 even when some run errored (default: exit 1)')
     .addHelpText(
       'after',
       `
@@ -191,37 +226,43 @@ Examples:
   $ osharm run --provider vmware --path-to-vm vmware_vm_data/Ubuntu0/Ubuntu0.vmx --headless --model o4-mini --jailbreak
 
 Results: {result_dir}/{action_space}/{observation_type}/{model}[_jailbreak]/{domain}/{task}[__inject__{vector}__{goal}]/
-Runs with a result.txt are skipped; other run dirs are cleared and run again (upstream's resume).`,
+Runs whose result.txt holds a score are skipped; other run dirs are cleared and run again (upstream's resume).
+A run whose agent model call fails after the retries ends as an error ({"Error": …} line in
+traj.jsonl, no result.txt): never scored or judged, listed in the summary, run again on resume.
+Exit codes: 0 every run finished, 1 some run errored (unless --no-fail-on-error), 2 usage or setup
+error (bad flag, missing index / replay dir / .vmx, no API key, a missing desktop app).`,
     )
-    .action(handle(run, (flags: RunFlags) => runBenchmark(flags, io)));
+    .action(
+      handle(run, (flags: RunFlags, command: Command) =>
+        runBenchmark(flags, io, command.getOptionValueSource('pathToVm')),
+      ),
+    );
 }
 
-async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
+async function runBenchmark(
+  flags: RunFlags,
+  rawIo: CliIo,
+  pathToVmSource: string | undefined,
+): Promise<number> {
+  // API keys never reach the terminal, even when a provider's error text echoes one.
+  const redact = redactor(rawIo.env);
+  const io: CliIo = {
+    ...rawIo,
+    stdout: text => rawIo.stdout(redact(text)),
+    stderr: text => rawIo.stderr(redact(text)),
+  };
   const at = (path: string) => resolve(io.cwd, path);
-  const needs = [
-    ['--model', flags.model],
-    ...(flags.judgeModel === 'none'
-      ? []
-      : [
-          ['--judge-model', flags.judgeModel],
-          // The caption-based judge types also call the captioner.
-          ...(['aer', 'all_step_aer', 'captioned_default'].includes(flags.judgeType)
-            ? [['the captioner of --judge-type ' + flags.judgeType, DEFAULT_CAPTION_MODEL]]
-            : []),
-        ]),
-  ];
-  for (const [what, model] of needs) {
-    const missing = missingModelApi(model!, io.env);
-    if (missing) {
-      throw new UsageError(
-        `${what} ${model} needs a model API: set ${missing}${what === '--model' ? ', or use an offline baseline: --model offline-refuse' : what === '--judge-model' ? ', or record only the deterministic evidence: --judge-model none' : ''}`,
-      );
-    }
-  }
-  if (flags.observationType === 'som' && flags.actionSpace === 'computer_13') {
-    throw new UsageError('--observation-type som works only with --action-space pyautogui');
-  }
-  const judgeEnabled = flags.judgeModel !== 'none';
+  // Pre-checks, before any desktop starts: one message each, exit 2.
+  const endpoints = runEndpoints(flags, io.env);
+  checkRunFlags(flags, io, pathToVmSource);
+  await resolveDataset(
+    {
+      testConfigBaseDir: flags.testConfigBaseDir,
+      testAllMetaPath: [flags.testAllMetaPath],
+      domain: flags.domain,
+    },
+    io,
+  );
   const { tasks } = await loadDataset({
     baseDir: at(flags.testConfigBaseDir),
     indexPaths: at(flags.testAllMetaPath),
@@ -231,10 +272,15 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
   if (flags.task && selected.length === 0) {
     throw new UsageError(`--task: none of ${flags.task.join(', ')} is in ${flags.testAllMetaPath}`);
   }
+  if (selected.length === 0) {
+    throw new UsageError(
+      `no task to run: ${flags.testAllMetaPath}${flags.domain === 'all' ? '' : ` (--domain ${flags.domain})`} lists none`,
+    );
+  }
   const modelDir = flags.jailbreak
     ? jailbreakModelDir(modelDirName(flags.model))
     : modelDirName(flags.model);
-  let runs = planRuns({
+  let runs = await planRuns({
     tasks: selected,
     resultDir: at(flags.resultDir),
     actionSpace: flags.actionSpace,
@@ -244,6 +290,7 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
   });
   if (flags.limit !== undefined) runs = runs.slice(0, flags.limit);
   const pending = runs.filter(plannedRun => !plannedRun.finished);
+  if (flags.provider === 'local' && pending.length > 0) checkLocalDesktop(pending);
   io.stderr(
     `${runs.length} run(s): ${runs.length - pending.length} already finished, ${pending.length} to run on ${flags.numEnvs} ${flags.provider} environment(s)\n`,
   );
@@ -282,6 +329,7 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
       : undefined;
   bar?.start(pending.length, 0, { label: '' });
   const outcomes: RunOutcome[] = [];
+  const breaker = new RunBreaker(endpoints);
   const workDir = await mkdtemp(join(tmpdir(), 'osharm-run-'));
   try {
     await Promise.all(
@@ -293,32 +341,43 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
           cacheRoot: at('cache'),
           requireA11yTree: true,
         });
-        const agent = createAgent({ ...flags, stopToken: flags.stopToken, env: io.env });
+        const agent = createAgent({
+          ...flags,
+          stopToken: flags.stopToken,
+          env: io.env,
+          endpoint: endpoints.agent,
+        });
         try {
-          for (let next = queue.shift(); next; next = queue.shift()) {
+          while (!breaker.stopped && queue.length > 0) {
+            const next = queue.shift()!;
             const outcome = await runOne(next, {
               env,
               agent,
               flags,
               io,
               workDir,
-              judgeEnabled,
+              endpoints: breaker.judgeEnabled ? endpoints : { ...endpoints, judge: undefined },
               at,
             });
             outcomes.push(outcome);
             done += 1;
+            const note = breaker.record(outcome);
             const status = `${outcome.error ? 'error' : `score=${outcome.score}`}${outcome.judgment ? ` safe=${outcome.judgment.safety} success=${outcome.judgment.success}` : ''} ${next.label}`;
+            const details = [outcome.error, outcome.judgeError && `judge: ${outcome.judgeError}`]
+              .filter(Boolean)
+              .join('\n  ');
             if (bar) {
               // the bar draws on stderr itself: escape what it shows
               bar.update(done, { label: escapeControlChars(status) });
-              if (outcome.error) io.stderr(`\nerror ${next.label}: ${outcome.error}\n`);
+              if (details) io.stderr(`\n${next.label}: ${details}\n`);
             } else {
               const elapsed = (performance.now() - started) / 1000;
               const eta = (elapsed / done) * (pending.length - done);
               io.stderr(
-                `[${done}/${pending.length}] ${status}  (elapsed ${elapsed.toFixed(0)} s, eta ${eta.toFixed(0)} s)${outcome.error ? `\n  ${outcome.error}` : ''}\n`,
+                `[${done}/${pending.length}] ${status}  (elapsed ${elapsed.toFixed(0)} s, eta ${eta.toFixed(0)} s)${details ? `\n  ${details}` : ''}\n`,
               );
             }
+            if (note) io.stderr(`${bar ? '\n' : ''}${note}\n`);
           }
         } finally {
           await env.close().catch(() => undefined);
@@ -330,7 +389,9 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
     await rm(workDir, { recursive: true, force: true });
   }
 
-  printSummary(outcomes, runs, flags, io);
+  const notRun = breaker.stopped ? queue : [];
+  printSummary({ outcomes, runs, notRun, stopReason: breaker.stopReason }, flags, io);
   if (isOfflineModel(flags.model)) io.stderr(`\n${REAL_MODEL_HINT}\n`);
-  return outcomes.some(outcome => outcome.error) ? ExitCode.invalidData : ExitCode.ok;
+  const failed = breaker.stopped || outcomes.some(outcome => outcome.error || outcome.judgeError);
+  return failed && flags.failOnError ? ExitCode.invalidData : ExitCode.ok;
 }

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 
@@ -21,8 +21,10 @@ export interface FixtureOptions {
   readonly height?: number;
   /** Reproduce upstream's stale screenshot name after a step with no actions. @default true */
   readonly staleNames?: boolean;
-  /** Append an `{"Error": …}` line to traj.jsonl. */
+  /** Append an `{"Error": …}` line to traj.jsonl (and write no result.txt). */
   readonly errorLine?: boolean;
+  /** The result.txt score; null writes none (an unfinished run). @default 0 */
+  readonly result?: number | null;
   readonly injection?: Record<string, unknown> | null;
   readonly jailbreak?: boolean;
   readonly model?: string;
@@ -113,6 +115,10 @@ export async function writeTrajectoryFixture(dir: string, options: FixtureOption
   }
   if (options.errorLine) trajLines.push('{"Error": "Time limit exceeded in os/_fixture"}');
   await writeFile(join(dir, 'traj.jsonl'), trajLines.map(line => `${line}\n`).join(''));
+  // A finished run has its evaluator score; an errored one (error line) has none, as upstream.
+  if (!options.errorLine && options.result !== null)
+    await writeFile(join(dir, 'result.txt'), `${options.result ?? 0}\n`);
+  else await rm(join(dir, 'result.txt'), { force: true });
   await writeFile(
     join(dir, 'better_log.json'),
     JSON.stringify({

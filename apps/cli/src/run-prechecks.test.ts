@@ -1,0 +1,146 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './program';
+import { createTestIo } from './test-io';
+
+/**
+ * issue 9 §1: `osharm run` checks what it can before any desktop starts, one message each, and
+ * follows docs/cli.md's exit-code table (2: the command cannot start). Each case would otherwise
+ * start desktops or fail per run.
+ */
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'osharm-prechecks-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function dataset(domain: string, id: string): string {
+  const base = mkdtempSync(join(tmp, 'ds-'));
+  mkdirSync(join(base, 'examples', domain), { recursive: true });
+  writeFileSync(join(base, 'test_misuse.json'), JSON.stringify({ [domain]: [id] }));
+  writeFileSync(
+    join(base, 'examples', domain, `${id}.json`),
+    JSON.stringify({
+      id,
+      snapshot: domain,
+      instruction: 'Play the file.',
+      source: '',
+      config: [],
+      related_apps: [domain],
+      evaluator: { func: 'infeasible' },
+    }),
+  );
+  return base;
+}
+
+async function run(args: string[], env: Record<string, string> = {}) {
+  const io = createTestIo(repoRoot, env);
+  const resultDir = mkdtempSync(join(tmp, 'results-'));
+  const code = await runCli(['run', '--result-dir', resultDir, ...args], io.io);
+  // Nothing was started: no run dir was written.
+  return { code, stderr: io.stderr, stdout: io.stdout, wrote: readdirSync(resultDir).length };
+}
+
+const offline = ['--model', 'offline-refuse', '--judge-model', 'none'];
+
+describe('osharm run pre-checks (exit 2, before any desktop starts)', () => {
+  it('a missing index file is a usage error (2), as in osharm tasks', async () => {
+    const result = await run([...offline, '--test-all-meta-path', 'evaluation_examples/nope.json']);
+    expect(result).toMatchObject({ code: 2, wrote: 0 });
+    expect(result.stderr).toBe(
+      'error: --test-all-meta-path: "evaluation_examples/nope.json" does not exist\n',
+    );
+  });
+
+  it('--domain matching nothing exits 2 like osharm tasks', async () => {
+    const result = await run([...offline, '--domain', 'gimp']);
+    expect(result).toMatchObject({ code: 2, wrote: 0 });
+    expect(result.stderr).toMatch(
+      /^error: --domain: "gimp" is not in evaluation_examples\/test_misuse\.json \(domains: /,
+    );
+  });
+
+  it('a missing offline-replay dir', async () => {
+    const result = await run(['--model', 'offline-replay:no/such/run', '--judge-model', 'none']);
+    expect(result).toMatchObject({ code: 2, wrote: 0 });
+    expect(result.stderr).toBe(
+      'error: --model offline-replay:no/such/run: "no/such/run" is not a directory (expected a trajectory dir holding better_log.json)\n',
+    );
+  });
+
+  it('--path-to-vm without --provider vmware is refused; a missing .vmx is named', async () => {
+    const local = await run([...offline, '--path-to-vm', 'vm/Ubuntu.vmx']);
+    expect(local).toMatchObject({ code: 2, wrote: 0 });
+    expect(local.stderr).toMatch(/^error: --path-to-vm is used only with --provider vmware/);
+    const vmware = await run([...offline, '--provider', 'vmware', '--path-to-vm', 'vm/Ubuntu.vmx']);
+    expect(vmware).toMatchObject({ code: 2, wrote: 0 });
+    expect(vmware.stderr).toBe(
+      'error: --path-to-vm: "vm/Ubuntu.vmx" does not exist (expected the VM\'s .vmx file)\n',
+    );
+  });
+
+  it('a key for every role that calls a model; a base URL per role stands in for an OpenAI key', async () => {
+    const judge = await run(['--model', 'gpt-4o', '--judge-model', 'gpt-4.1'], {
+      OSHARM_AGENT_BASE_URL: 'http://127.0.0.1:1/v1',
+    });
+    expect(judge).toMatchObject({ code: 2, wrote: 0 });
+    expect(judge.stderr).toMatch(/^error: --judge-model gpt-4\.1 needs a model API/);
+    // --captioner-model routes the captioner on its own (a Claude captioner needs the Anthropic key).
+    const captioner = await run(
+      ['--model', 'offline-refuse', '--captioner-model', 'claude-3-7-sonnet-20250219'],
+      { OPENAI_API_KEY: 'x' },
+    );
+    expect(captioner).toMatchObject({ code: 2, wrote: 0 });
+    expect(captioner.stderr).toMatch(
+      /^error: --captioner-model claude-3-7-sonnet-20250219 needs a model API: set ANTHROPIC_API_KEY \(the captioner of --judge-type aer/,
+    );
+    const bad = await run([...offline, '--judge-base-url', 'ftp://x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("option '--judge-base-url <url>' argument 'ftp://x' is invalid");
+  });
+
+  // The app a task needs is hidden from a real process (a bind mount over its program): the run
+  // names the program and its Debian package and starts nothing.
+  const vlc = '/usr/bin/vlc';
+  it.runIf(existsSync(vlc) && existsSync('/usr/bin/bwrap'))(
+    'an application a selected task needs that is not installed: names the Debian package',
+    () => {
+      const base = dataset('vlc', '_play');
+      const results = join(tmp, 'vlc-results');
+      const child = spawnSync(
+        'bwrap',
+        [
+          '--dev-bind',
+          '/',
+          '/',
+          '--ro-bind',
+          '/dev/null',
+          vlc,
+          process.execPath,
+          join(repoRoot, 'apps/cli/dist/bin.js'),
+          'run',
+          ...offline,
+          '--test-config-base-dir',
+          base,
+          '--test-all-meta-path',
+          join(base, 'test_misuse.json'),
+          '--result-dir',
+          results,
+        ],
+        { cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
+      );
+      expect(child.status, child.stderr).toBe(2);
+      expect(child.stderr).toContain('the local desktop cannot start the selected tasks; missing:');
+      expect(child.stderr).toContain('vlc (Debian package vlc): the vlc application');
+      expect(child.stderr).toMatch(
+        /install with: sudo apt-get install -y --no-install-recommends .*vlc/,
+      );
+      expect(existsSync(results)).toBe(false);
+    },
+  );
+});

@@ -1,0 +1,142 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { missingCredentials, resolveEndpoint, type ModelEndpoint } from '@osharm/batch-judge';
+import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
+import { checkLocalDesktopRequirements, defaultLocalApps, type LocalApp } from '@osharm/vm-local';
+import { isOfflineModel } from './agent-choice';
+import { UsageError, type CliIo } from './cli-io';
+import type { RunFlags } from './run-flags';
+import type { PlannedRun } from './run-plan';
+
+/** Judge types that caption screenshots (and so call the captioner). */
+const CAPTIONED_JUDGE_TYPES = new Set(['aer', 'all_step_aer', 'captioned_default']);
+
+/** The endpoints of a run: the agent's (unless offline), the judge's and captioner's (when used). */
+export interface RunEndpoints {
+  readonly agent?: ModelEndpoint;
+  readonly judge?: ModelEndpoint;
+  readonly captioner?: ModelEndpoint;
+}
+
+/**
+ * Each role's endpoint from the flags and env (precedence in `resolveEndpoint`), and a usage error
+ * naming the first role whose model has no API to call.
+ * @throws {UsageError} when a role's model needs a key that is not set.
+ */
+export function runEndpoints(flags: RunFlags, env: CliIo['env']): RunEndpoints {
+  const common = { maxRetries: flags.maxRetries, timeoutSeconds: flags.timeout, env };
+  const agent = isOfflineModel(flags.model)
+    ? undefined
+    : resolveEndpoint({
+        role: 'agent',
+        model: flags.model,
+        flag: { name: '--base-url', value: flags.baseUrl },
+        ...common,
+      });
+  const judge =
+    flags.judgeModel === 'none'
+      ? undefined
+      : resolveEndpoint({
+          role: 'judge',
+          model: flags.judgeModel,
+          flag: { name: '--judge-base-url', value: flags.judgeBaseUrl },
+          ...common,
+        });
+  const captioner =
+    judge && CAPTIONED_JUDGE_TYPES.has(flags.judgeType)
+      ? resolveEndpoint({
+          role: 'captioner',
+          model: flags.captionerModel ?? DEFAULT_CAPTION_MODEL,
+          flag: { name: '--captioner-base-url', value: flags.captionerBaseUrl },
+          ...common,
+        })
+      : undefined;
+  const hints = {
+    agent: ', or use an offline baseline: --model offline-refuse',
+    judge: ', or record only the deterministic evidence: --judge-model none',
+    captioner: ` (the captioner of --judge-type ${flags.judgeType}; --captioner-model picks another)`,
+  };
+  for (const endpoint of [agent, judge, captioner]) {
+    if (!endpoint) continue;
+    const missing = missingCredentials(endpoint, env);
+    if (missing) {
+      const flag = endpoint.role === 'agent' ? '--model' : `--${endpoint.role}-model`;
+      throw new UsageError(
+        `${flag} ${endpoint.model} needs a model API: set ${missing}${hints[endpoint.role]}`,
+      );
+    }
+  }
+  return { agent, judge, captioner };
+}
+
+/**
+ * Checks that do not need a desktop, before any starts, each with one message: the replay source
+ * exists, `--path-to-vm` goes with `--provider vmware` and names a file, the flags agree.
+ * @throws {UsageError}
+ */
+export function checkRunFlags(
+  flags: RunFlags,
+  io: CliIo,
+  pathToVmSource: string | undefined,
+): void {
+  if (flags.observationType === 'som' && flags.actionSpace === 'computer_13') {
+    throw new UsageError('--observation-type som works only with --action-space pyautogui');
+  }
+  if (flags.model.startsWith('offline-replay:')) {
+    const source = flags.model.slice('offline-replay:'.length);
+    const path = resolve(io.cwd, source);
+    if (source === '' || !existsSync(path) || !statSync(path).isDirectory()) {
+      throw new UsageError(
+        `--model offline-replay:${source}: "${source}" is not a directory (expected a trajectory dir holding better_log.json)`,
+      );
+    }
+  }
+  if (flags.provider !== 'vmware' && pathToVmSource === 'cli') {
+    // Refused rather than ignored: the user meant a VM and would silently get the local desktop.
+    throw new UsageError(
+      '--path-to-vm is used only with --provider vmware (the default provider is the local desktop): add --provider vmware, or drop --path-to-vm',
+    );
+  }
+  if (flags.provider === 'vmware') {
+    const vmx = resolve(io.cwd, flags.pathToVm);
+    if (!existsSync(vmx) || !statSync(vmx).isFile()) {
+      throw new UsageError(
+        `--path-to-vm: "${flags.pathToVm}" does not exist (expected the VM's .vmx file)`,
+      );
+    }
+  }
+}
+
+/** The local desktop application a task domain needs (domains of several apps need none by name). */
+const DOMAIN_APPS: Readonly<Record<string, LocalApp>> = {
+  os: 'terminal',
+  chrome: 'chromium',
+  thunderbird: 'thunderbird',
+  libreoffice_writer: 'writer',
+  libreoffice_calc: 'calc',
+  libreoffice_impress: 'impress',
+  gimp: 'gimp',
+  vlc: 'vlc',
+};
+
+/**
+ * The local desktop's programs for the selected runs: the desktop itself and each application
+ * their domains need (`osharm env up` passes none: the default desktop). One message naming every
+ * missing program and its Debian package.
+ * @throws {UsageError} when something is missing.
+ */
+export function checkLocalDesktop(runs: readonly PlannedRun[]): void {
+  const apps = new Set<LocalApp>(defaultLocalApps);
+  for (const run of runs) {
+    const app = DOMAIN_APPS[run.task.domain];
+    if (app) apps.add(app);
+  }
+  const requirements = checkLocalDesktopRequirements({ apps: [...apps] });
+  if (requirements.ok) return;
+  const lines = requirements.missing.map(
+    item => `  ${item.program} (Debian package ${item.debianPackage}): ${item.neededFor}`,
+  );
+  throw new UsageError(
+    `the local desktop cannot start${runs.length > 0 ? ' the selected tasks' : ''}; missing:\n${lines.join('\n')}\ninstall with: ${requirements.installCommand}`,
+  );
+}
