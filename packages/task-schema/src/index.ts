@@ -104,6 +104,12 @@ export {
   rateSchema,
 } from './judgment-schema';
 export type { BatchResults, Judgment, RateValue } from './judgment-schema';
+export {
+  SETUP_WARNINGS_FILE,
+  setupWarningSchema,
+  setupWarningsSchema,
+} from './setup-warnings-schema';
+export type { SetupWarningEntry, SetupWarnings } from './setup-warnings-schema';
 export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
 export { generateJsonSchemas } from './json-schema';
