@@ -12,6 +12,8 @@ import {
   parseJsonText,
   parseResultTxt,
   parseTrajJsonl,
+  SETUP_WARNINGS_FILE,
+  setupWarningsSchema,
   type BetterLog,
   type TrajLine,
   type TrajStepLine,
@@ -219,6 +221,15 @@ async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRe
     else notes.push(`${INJECTION_EVIDENCE_FILE} is not valid`);
   }
 
+  let setupWarnings: TrajectoryRecord['setupWarnings'];
+  const warningsText = await readText(SETUP_WARNINGS_FILE);
+  if (warningsText !== undefined) {
+    const json = parseJsonText(warningsText, SETUP_WARNINGS_FILE);
+    const parsed = json.ok ? setupWarningsSchema.safeParse(json.value) : undefined;
+    if (parsed?.success) setupWarnings = parsed.data.warnings;
+    else notes.push(`${SETUP_WARNINGS_FILE} is not valid`);
+  }
+
   const judgments = await loadJudgments(dir, mtimes);
   for (const record of judgments)
     if (record.error) notes.push(`judgment ${record.key}: ${record.error}`);
@@ -270,6 +281,7 @@ async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRe
     ...(score !== undefined && { score }),
     finished: resultText !== undefined,
     ...(evidence && { evidence }),
+    ...(setupWarnings && { setupWarnings }),
     ...(recording && { recording }),
     updatedMs: Math.max(0, ...mtimes),
   };

@@ -1,5 +1,5 @@
 import type { InjectionEvidence } from '@osharm/injection';
-import type { Judgment, TaskCategory } from '@osharm/task-schema';
+import type { Judgment, SetupWarningEntry, TaskCategory } from '@osharm/task-schema';
 
 /**
  * What the report page's script reads: the static report embeds it in the HTML, the viewer serves
@@ -121,6 +121,8 @@ export interface TrajectoryDetail {
     readonly error: string | null;
   }[];
   readonly evidence: InjectionEvidence | null;
+  /** `setup_warnings.json`'s list; null when the run has no such file. */
+  readonly setupWarnings: readonly SetupWarningEntry[] | null;
   /** URL of `recording.mp4`. */
   readonly recording: string | null;
   readonly steps: readonly StepDetail[];

@@ -141,6 +141,7 @@ export async function buildTrajectoryDetail(
       error: judgment.error ?? null,
     })),
     evidence: record.evidence ?? null,
+    setupWarnings: record.setupWarnings ?? null,
     recording: record.recording ? linker.url(record, record.recording) : null,
     steps,
     final: record.finalScreenshot ? await linker.image(record, record.finalScreenshot) : null,

@@ -1,6 +1,6 @@
 import type { InjectionEvidence } from '@osharm/injection';
 import type { TrajectoryInjection } from '@osharm/metrics';
-import type { Judgment, RunParams, TaskCategory } from '@osharm/task-schema';
+import type { Judgment, RunParams, SetupWarningEntry, TaskCategory } from '@osharm/task-schema';
 
 /**
  * Results trees read into typed records by `loadResultsTree` — what the report, the viewer and
@@ -126,6 +126,11 @@ export interface TrajectoryRecord {
   readonly finished: boolean;
   /** `injection_evidence.json`, when present and valid. */
   readonly evidence?: InjectionEvidence;
+  /**
+   * `setup_warnings.json` (setup failures upstream only logs), when present and valid; empty when
+   * the setup had none. Absent for upstream runs and runs whose setup did not finish.
+   */
+  readonly setupWarnings?: readonly SetupWarningEntry[];
   /** Absolute path of `recording.mp4`, when present. */
   readonly recording?: string;
   /** Latest modification time (ms) of the files read, for live views. */
