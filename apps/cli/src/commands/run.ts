@@ -23,6 +23,7 @@ import {
   REAL_MODEL_HINT,
 } from '../agent-choice';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
+import { addAssetOptions, resolveAssetOptions } from '../asset-options';
 import type { RunFlags } from '../run-flags';
 import { runOne, type RunOutcome } from '../run-one';
 import { planRuns } from '../run-plan';
@@ -44,7 +45,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 /** `osharm run`: upstream's run.py on the embedded desktop (or VMware). */
 export function runCommand(run: CliRun): Command {
   const io = run.io;
-  return new Command('run')
+  return addAssetOptions(new Command('run'))
     .description(
       "run the benchmark (upstream's run.py): each task on a fresh desktop, then judge it",
     )
@@ -206,6 +207,7 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
     throw new UsageError('--observation-type som works only with --action-space pyautogui');
   }
   const judgeEnabled = flags.judgeModel !== 'none';
+  const { cacheRoot, assets } = await resolveAssetOptions(flags, io.cwd);
   const { tasks } = await loadDataset({
     baseDir: at(flags.testConfigBaseDir),
     indexPaths: at(flags.testAllMetaPath),
@@ -269,7 +271,8 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
           provider,
           actionSpace: flags.actionSpace,
           baseDir: at(flags.testConfigBaseDir),
-          cacheRoot: at('cache'),
+          cacheRoot,
+          assets,
           requireA11yTree: true,
         });
         const agent = createAgent({ ...flags, stopToken: flags.stopToken, env: io.env });
