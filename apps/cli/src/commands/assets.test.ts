@@ -1,10 +1,12 @@
 // osharm assets pull against a loopback "mirror" (nothing reaches the internet), and the asset flags
 // of osharm run.
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuid5, type AssetManifest } from '@osharm/desktop-env';
 import { runCli } from '../program';
@@ -165,3 +167,60 @@ describe('osharm run asset flags', () => {
     expect(result.stderr).toMatch(/missing\.json: \$: file not found/);
   });
 });
+
+const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
+const upstream = join(repoRoot, '..', 'shared', 'osharm-dataset', 'evaluation_examples');
+
+describe.runIf(existsSync(upstream))(
+  'scripts/make-asset-stand-ins.mjs on the upstream dataset',
+  () => {
+    it('covers every download URL: an offline pull through its asset map gets every file', async () => {
+      const out = join(tmp, 'stand-ins');
+      const printed = execFileSync(
+        process.execPath,
+        [
+          join(repoRoot, 'scripts', 'make-asset-stand-ins.mjs'),
+          '--dataset',
+          upstream,
+          '--out',
+          out,
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(printed).toMatch(/^\d+ stand-in file\(s\) for 110 task\(s\) in /);
+      const map = JSON.parse(readFileSync(join(out, 'asset-map.json'), 'utf8')) as Record<
+        string,
+        string
+      >;
+      // each stand-in has its type's signature
+      const head = (url: string) => readFileSync(join(out, map[url]!)).subarray(0, 4);
+      for (const url of Object.keys(map)) {
+        const name = map[url]!.toLowerCase();
+        if (/\.(docx|xlsx|pptx|odt|zip)$/.test(name))
+          expect(head(url).toString('latin1')).toBe('PK\u0003\u0004');
+        if (/\.pdf$/.test(name)) expect(head(url).toString('latin1')).toBe('%PDF');
+        if (/\.jpe?g$/.test(name)) expect([...head(url).subarray(0, 2)]).toEqual([0xff, 0xd8]);
+        if (/\.tar\.gz$/.test(name)) expect([...head(url).subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+      }
+      const io = createTestIo(tmp);
+      const code = await runCli(
+        [
+          'assets',
+          'pull',
+          '--test-config-base-dir',
+          upstream,
+          '--asset-map',
+          join(out, 'asset-map.json'),
+          '--cache-dir',
+          join(tmp, 'upstream-cache'),
+          '--offline',
+        ],
+        io.io,
+      );
+      expect(code, io.stderr).toBe(0);
+      expect(io.stdout).toMatch(
+        /^96 file\(s\) of 110 task\(s\): 0 fetched, 0 from mirrors, \d+ from asset-map files, \d+ already cached, 0 failed/,
+      );
+    }, 120_000);
+  },
+);
