@@ -6,10 +6,6 @@ gsettings set org.gnome.desktop.interface toolkit-accessibility true
 # A dark grey desktop instead of X's black (a wallpaper can be set with change_wallpaper).
 command -v xsetroot >/dev/null && xsetroot -solid '#2c2c2c'
 openbox >"$XDG_RUNTIME_DIR/osharm/openbox.log" 2>&1 &
-# A notification daemon (bubbles on top of windows, readable in the accessibility tree), as
-# upstream's GNOME has one; notify-send talks to it over this session bus.
-notifyd=/usr/lib/notification-daemon/notification-daemon
-[ -x "$notifyd" ] && "$notifyd" --replace >"$XDG_RUNTIME_DIR/osharm/notification-daemon.log" 2>&1 &
 # shellcheck disable=SC2086
 exec "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" --socket /run/harness/guest.sock \
   --token-file "$XDG_RUNTIME_DIR/osharm/token" --pyautogui system ${OSHARM_SERVER_ARGS:-}
