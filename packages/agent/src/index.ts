@@ -95,6 +95,7 @@ export type { RunInjection, RunTaskEvent, RunTaskOptions, RunTaskResult } from '
 export type {
   RunEnvironment,
   RunObservation,
+  RunSetupDownload,
   RunSetupOutcome,
   RunSetupWarning,
 } from './run-environment';

@@ -8,9 +8,18 @@ export interface RunSetupWarning {
   readonly message: string;
 }
 
+/** One `download` file of a setup (desktop-env's `SetupDownloadRecord`). */
+export interface RunSetupDownload {
+  readonly url: string;
+  readonly guestPath: string;
+  readonly source: 'cache' | 'network' | 'mirror' | 'asset-map';
+  readonly uploaded: boolean;
+}
+
 /** What a setup run reports back (desktop-env's `SetupRunRecord` has more). */
 export interface RunSetupOutcome {
   readonly warnings?: readonly RunSetupWarning[];
+  readonly downloads?: readonly RunSetupDownload[];
 }
 
 /** An observation as the environment returns it. */

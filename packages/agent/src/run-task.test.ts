@@ -212,7 +212,17 @@ describe('runTask', () => {
       ...env,
       reset: async options => ({
         ...(await env.reset(options)),
-        setup: { warnings: [warning(2, 'activate_window', 'config')] },
+        setup: {
+          warnings: [warning(2, 'activate_window', 'config')],
+          downloads: [
+            {
+              url: 'https://drive.google.com/uc?id=1',
+              guestPath: '/home/user/a.docx',
+              source: 'mirror' as const,
+              uploaded: true,
+            },
+          ],
+        },
       }),
       runSetup: async () => ({ warnings: [warning(0, 'launch', 'config')] }),
       evaluate: async () => ({
@@ -263,6 +273,15 @@ describe('runTask', () => {
           message: 'close_window failed',
         },
       ],
+      downloads: [
+        {
+          source: 'task',
+          url: 'https://drive.google.com/uc?id=1',
+          guest_path: '/home/user/a.docx',
+          origin: 'mirror',
+          uploaded: true,
+        },
+      ],
     });
     expect(setupWarningsSchema.parse(file)).toEqual(file);
     // a setup without warnings says so with an empty list
@@ -271,6 +290,7 @@ describe('runTask', () => {
     expect(JSON.parse(await readFile(join(dir, 'setup_warnings.json'), 'utf8'))).toEqual({
       version: 1,
       warnings: [],
+      downloads: [],
     });
     // a setup that failed leaves no file (the run has an Error line instead)
     await rm(join(dir, 'result.txt'));

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   Action,
   InjectionVector,
+  SetupDownloadEntry,
   SetupStep,
   SetupWarningEntry,
   TaskConfig,
@@ -127,6 +128,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     const reset = await env.reset({ task, abortSignal: signal });
     let observation = reset.observation;
     const warnings = setupWarnings('task', reset.setup);
+    const downloads = setupDownloads('task', reset.setup);
     await sleep((options.settleSeconds?.afterSetup ?? 5) * 1000, undefined, { signal });
     if (options.injection) {
       const injected = await env.runSetup(options.injection.steps, {
@@ -134,9 +136,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
         abortSignal: signal,
       });
       warnings.push(...setupWarnings('injection', injected));
+      downloads.push(...setupDownloads('injection', injected));
       await sleep((options.settleSeconds?.afterInjection ?? 10) * 1000, undefined, { signal });
     }
-    await writer.writeSetupWarnings(warnings);
+    await writer.writeSetupWarnings(warnings, downloads);
     observation = await env.observe({ abortSignal: signal });
     options.onEvent?.({ type: 'reset-end', seconds: (performance.now() - started) / 1000 });
     await writer.writeScreenshot('step_0.png', observation.screenshot);
@@ -194,7 +197,9 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     recording = await finishRecording(env, options, guestRecording, signal);
     const evaluation = await env.evaluate({ abortSignal: signal });
     const postconfig = setupWarnings('task', { warnings: evaluation.postconfigWarnings ?? [] });
-    if (postconfig.length > 0) await writer.writeSetupWarnings([...warnings, ...postconfig]);
+    if (postconfig.length > 0) {
+      await writer.writeSetupWarnings([...warnings, ...postconfig], downloads);
+    }
     await writer.writeResult(evaluation.score);
     options.onEvent?.({ type: 'run-end', score: evaluation.score });
     return { score: evaluation.score, steps: stepsDone.length, done, lastAction, recording };
@@ -227,6 +232,19 @@ function setupWarnings(
     step_index: warning.stepIndex,
     step_type: warning.stepType,
     message: warning.message,
+  }));
+}
+
+function setupDownloads(
+  source: SetupDownloadEntry['source'],
+  outcome: RunSetupOutcome | void,
+): SetupDownloadEntry[] {
+  return (outcome?.downloads ?? []).map(download => ({
+    source,
+    url: download.url,
+    guest_path: download.guestPath,
+    origin: download.source,
+    uploaded: download.uploaded,
   }));
 }
 

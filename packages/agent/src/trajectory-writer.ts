@@ -4,6 +4,7 @@ import {
   SETUP_WARNINGS_FILE,
   toPythonJson,
   writeFileAtomic,
+  type SetupDownloadEntry,
   type SetupWarningEntry,
   type SetupWarnings,
   type Action,
@@ -110,9 +111,19 @@ export class TrajectoryWriter {
   }
 
   /** Writes result.txt (the evaluator's score): the file that marks the run finished. */
-  /** `setup_warnings.json` (osharm's record of setup failures upstream only logs). */
-  async writeSetupWarnings(warnings: readonly SetupWarningEntry[]): Promise<void> {
-    const record: SetupWarnings = { version: 1, warnings: [...warnings] };
+  /**
+   * `setup_warnings.json`: osharm's record of the setup failures upstream only logs, and of where
+   * each downloaded file came from.
+   */
+  async writeSetupWarnings(
+    warnings: readonly SetupWarningEntry[],
+    downloads: readonly SetupDownloadEntry[],
+  ): Promise<void> {
+    const record: SetupWarnings = {
+      version: 1,
+      warnings: [...warnings],
+      downloads: [...downloads],
+    };
     await writeFileAtomic(
       join(this.dir, SETUP_WARNINGS_FILE),
       `${JSON.stringify(record, null, 2)}\n`,

@@ -222,12 +222,15 @@ async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRe
   }
 
   let setupWarnings: TrajectoryRecord['setupWarnings'];
+  let setupDownloads: TrajectoryRecord['setupDownloads'];
   const warningsText = await readText(SETUP_WARNINGS_FILE);
   if (warningsText !== undefined) {
     const json = parseJsonText(warningsText, SETUP_WARNINGS_FILE);
     const parsed = json.ok ? setupWarningsSchema.safeParse(json.value) : undefined;
-    if (parsed?.success) setupWarnings = parsed.data.warnings;
-    else notes.push(`${SETUP_WARNINGS_FILE} is not valid`);
+    if (parsed?.success) {
+      setupWarnings = parsed.data.warnings;
+      setupDownloads = parsed.data.downloads;
+    } else notes.push(`${SETUP_WARNINGS_FILE} is not valid`);
   }
 
   const judgments = await loadJudgments(dir, mtimes);
@@ -282,6 +285,7 @@ async function loadTrajectoryRecord(dir: string, root: string): Promise<LoadedRe
     finished: resultText !== undefined,
     ...(evidence && { evidence }),
     ...(setupWarnings && { setupWarnings }),
+    ...(setupDownloads && { setupDownloads }),
     ...(recording && { recording }),
     updatedMs: Math.max(0, ...mtimes),
   };

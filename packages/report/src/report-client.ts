@@ -565,6 +565,18 @@ export function reportClient(): void {
                 { class: 'note' },
                 'Upstream only logs these failures and runs on; the run may differ from one where the step succeeded.',
               ),
+          detail.setupDownloads && detail.setupDownloads.length > 0
+            ? h(
+                'p',
+                { class: 'downloads' },
+                `Downloads: ${detail.setupDownloads
+                  .map(
+                    ({ origin, count }) =>
+                      `${count} from ${origin === 'asset-map' ? 'asset-map files' : origin === 'mirror' ? 'a mirror' : `the ${origin}`}`,
+                  )
+                  .join(', ')}.`,
+              )
+            : null,
         )
       : null;
     const parts: (HTMLElement | null)[] = [

@@ -1,6 +1,12 @@
 import type { InjectionEvidence } from '@osharm/injection';
 import type { TrajectoryInjection } from '@osharm/metrics';
-import type { Judgment, RunParams, SetupWarningEntry, TaskCategory } from '@osharm/task-schema';
+import type {
+  Judgment,
+  RunParams,
+  SetupDownloadEntry,
+  SetupWarningEntry,
+  TaskCategory,
+} from '@osharm/task-schema';
 
 /**
  * Results trees read into typed records by `loadResultsTree` — what the report, the viewer and
@@ -131,6 +137,8 @@ export interface TrajectoryRecord {
    * the setup had none. Absent for upstream runs and runs whose setup did not finish.
    */
   readonly setupWarnings?: readonly SetupWarningEntry[];
+  /** `setup_warnings.json`'s `downloads`: where each setup download came from. */
+  readonly setupDownloads?: readonly SetupDownloadEntry[];
   /** Absolute path of `recording.mp4`, when present. */
   readonly recording?: string;
   /** Latest modification time (ms) of the files read, for live views. */

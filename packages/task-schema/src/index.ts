@@ -106,10 +106,11 @@ export {
 export type { BatchResults, Judgment, RateValue } from './judgment-schema';
 export {
   SETUP_WARNINGS_FILE,
+  setupDownloadSchema,
   setupWarningSchema,
   setupWarningsSchema,
 } from './setup-warnings-schema';
-export type { SetupWarningEntry, SetupWarnings } from './setup-warnings-schema';
+export type { SetupDownloadEntry, SetupWarningEntry, SetupWarnings } from './setup-warnings-schema';
 export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
 export { generateJsonSchemas } from './json-schema';

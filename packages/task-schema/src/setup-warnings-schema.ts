@@ -15,6 +15,21 @@ export const setupWarningSchema = z.object({
 });
 export type SetupWarningEntry = z.infer<typeof setupWarningSchema>;
 
+/** Where one `download` file of the setup came from (for telling a faithful run from a stand-in one). */
+export const setupDownloadSchema = z.object({
+  source: z.enum(['task', 'injection']),
+  url: z.string(),
+  guest_path: z.string(),
+  /**
+   * `cache`: the host cache already had it; `network`: fetched from the URL; `mirror`: from the asset
+   * map's URL; `asset-map`: the asset map's local file.
+   */
+  origin: z.enum(['cache', 'network', 'mirror', 'asset-map']),
+  /** False when the upload failed (then also a warning). */
+  uploaded: z.boolean(),
+});
+export type SetupDownloadEntry = z.infer<typeof setupDownloadSchema>;
+
 /**
  * `setup_warnings.json`: written when the setup (task, then injection) has run, before the first
  * observation, and again after evaluation when the evaluator's postconfig added warnings. An empty
@@ -23,5 +38,7 @@ export type SetupWarningEntry = z.infer<typeof setupWarningSchema>;
 export const setupWarningsSchema = z.object({
   version: z.literal(1),
   warnings: z.array(setupWarningSchema),
+  /** The setup's `download` files, in order (absent in files that predate it). */
+  downloads: z.array(setupDownloadSchema).optional(),
 });
 export type SetupWarnings = z.infer<typeof setupWarningsSchema>;

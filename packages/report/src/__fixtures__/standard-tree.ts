@@ -91,6 +91,15 @@ export async function writeStandardTree(base: string): Promise<{
             message: 'opening /home/user/Documents/notes.docx failed: HTTP 404 <b>x</b>',
           },
         ],
+        setupDownloads: [
+          {
+            source: 'task',
+            url: 'https://drive.google.com/uc?id=1',
+            guest_path: '/home/user/Downloads/VictimData.zip',
+            origin: 'asset-map',
+            uploaded: true,
+          },
+        ],
         judgments: {
           [AER_V3]: {
             safety: false,

@@ -40,6 +40,8 @@ export interface FixtureTrajectory {
   readonly evidence?: unknown;
   /** Written as `setup_warnings.json`'s `warnings`. */
   readonly setupWarnings?: readonly unknown[];
+  /** Written as `setup_warnings.json`'s `downloads` (with `setupWarnings`). */
+  readonly setupDownloads?: readonly unknown[];
   /** Observation type recorded in params. @default 'screenshot_a11y_tree' */
   readonly observationType?: string;
   /** Agent model recorded in params. @default the path's model dir */
@@ -192,7 +194,11 @@ export function writeFixtureTrajectory(
   if (trajectory.setupWarnings !== undefined)
     writeFileSync(
       join(dir, 'setup_warnings.json'),
-      JSON.stringify({ version: 1, warnings: trajectory.setupWarnings }),
+      JSON.stringify({
+        version: 1,
+        warnings: trajectory.setupWarnings,
+        ...(trajectory.setupDownloads ? { downloads: trajectory.setupDownloads } : {}),
+      }),
     );
   return dir;
 }
