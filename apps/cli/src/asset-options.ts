@@ -1,6 +1,8 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadAssetMap, type AssetSources } from '@osharm/desktop-env';
+import { listTaskDownloads, loadAssetMap, type AssetSources } from '@osharm/desktop-env';
+import type { TaskConfig } from '@osharm/task-schema';
 
 /** Flags that say where downloads come from, shared by `run` and `assets pull`. */
 export interface AssetFlags {
@@ -40,4 +42,26 @@ export async function resolveAssetOptions(
     cacheRoot: resolve(cwd, flags.cacheDir),
     assets: { ...(assetMap ? { assetMap } : {}), offline: flags.offline === true },
   };
+}
+
+/**
+ * Downloads of `tasks` that an offline run cannot have: neither in the cache nor a local file of the
+ * asset map. Each with the cache file it would need.
+ */
+export function missingOfflineDownloads(
+  tasks: readonly { readonly domain: string; readonly config: TaskConfig }[],
+  cacheRoot: string,
+  assets: AssetSources,
+): { task: string; url: string; cacheFile: string }[] {
+  const missing: { task: string; url: string; cacheFile: string }[] = [];
+  for (const { domain, config } of tasks) {
+    for (const download of listTaskDownloads(config)) {
+      if (assets.assetMap?.get(download.url)?.kind === 'file') continue;
+      const cacheFile = join(cacheRoot, config.id, download.cacheFile);
+      if (!existsSync(cacheFile)) {
+        missing.push({ task: `${domain}/${config.id}`, url: download.url, cacheFile });
+      }
+    }
+  }
+  return missing;
 }

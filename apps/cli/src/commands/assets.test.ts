@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uuid5, type AssetManifest } from '@osharm/desktop-env';
+import { checkLocalDesktopRequirements } from '@osharm/vm-local';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';
 
@@ -149,6 +150,41 @@ describe('osharm assets pull', () => {
 });
 
 describe('osharm run asset flags', () => {
+  it.runIf(checkLocalDesktopRequirements().ok)(
+    '--offline: names the missing downloads up front; the run fails at setup, naming the cache file',
+    async () => {
+      const before = served.length;
+      const result = await cli([
+        'run',
+        '--test-config-base-dir',
+        '.',
+        '--test-all-meta-path',
+        'test_misuse.json',
+        '--model',
+        'offline-refuse',
+        '--judge-model',
+        'none',
+        '--offline',
+        '--cache-dir',
+        'empty-cache',
+        '--result-dir',
+        'offline-results',
+        '--task',
+        '_b',
+        '--settle',
+        '0',
+      ]);
+      expect(result.code).toBe(1);
+      expect(served).toHaveLength(before); // nothing fetched
+      const expected = `empty-cache/_b/${uuid5(`${DRIVE}1`)}_Report.xlsx`;
+      expect(result.stderr).toContain(
+        `--offline: 1 download(s) of 1 task(s) are neither in the cache nor in --asset-map`,
+      );
+      expect(result.stderr).toContain(`  os/_b: ${expected} (${DRIVE}1)`);
+      expect(result.stderr).toMatch(/config step 1 \(download\) failed: offline: /);
+    },
+  );
+
   it('refuses an asset map that does not exist before any desktop starts', async () => {
     const result = await cli([
       'run',
