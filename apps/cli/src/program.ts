@@ -3,6 +3,7 @@ import { OsharmError } from '@osharm/task-schema';
 import { normalizeArgv } from '@osharm/batch-judge';
 import { ExitCode, UsageError, processIo, terminalSafeIo, type CliIo, type CliRun } from './cli-io';
 import { agreementCommand } from './commands/agreement';
+import { assetsCommand } from './commands/assets';
 import { envCommand } from './commands/env';
 import { judgeCommand } from './commands/judge';
 import { reportCommand } from './commands/report';
@@ -38,6 +39,7 @@ Docs: docs/README.md`,
     );
   program.addCommand(runCommand(run));
   program.addCommand(tasksCommand(run));
+  program.addCommand(assetsCommand(run));
   program.addCommand(envCommand(run));
   program.addCommand(
     judgeCommand({

@@ -1,7 +1,8 @@
 import type { ActionSpace, JudgeType, ObservationType, PromptVersion } from '@osharm/task-schema';
+import type { AssetFlags } from './asset-options';
 
 /** The parsed flags of `osharm run` (upstream's run.py flags, kebab-case, plus osharm's). */
-export interface RunFlags {
+export interface RunFlags extends AssetFlags {
   pathToVm: string;
   headless?: boolean;
   actionSpace: ActionSpace;

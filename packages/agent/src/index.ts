@@ -93,6 +93,12 @@ export { VERSION } from './version';
 // the run loop
 export { runTask } from './run-task';
 export type { RunInjection, RunTaskEvent, RunTaskOptions, RunTaskResult } from './run-task';
-export type { RunEnvironment, RunObservation } from './run-environment';
+export type {
+  RunEnvironment,
+  RunObservation,
+  RunSetupDownload,
+  RunSetupOutcome,
+  RunSetupWarning,
+} from './run-environment';
 export { actionTimestamp, TrajectoryWriter } from './trajectory-writer';
 export { assembleRecording } from './recording';

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { betterLogSchema, parseTrajJsonl, type Action, type TaskConfig } from '@osharm/task-schema';
+import {
+  betterLogSchema,
+  parseTrajJsonl,
+  setupWarningsSchema,
+  type Action,
+  type TaskConfig,
+} from '@osharm/task-schema';
 import { createRefusingAgent, createReplayAgent } from './offline-agents';
 import type { RunEnvironment, RunObservation } from './run-environment';
 import { runTask } from './run-task';
@@ -94,10 +100,16 @@ describe('runTask', () => {
     expect(result).toMatchObject({ score: 1, steps: 1, done: true, lastAction: 'FAIL' });
     expect(calls).toEqual(['reset', 'step:FAIL', 'evaluate']);
     const files = (await readdir(dir)).sort();
-    expect(files).toHaveLength(5);
+    expect(files).toHaveLength(6);
     expect(files.filter(name => /^step_1_\d{8}@\d{6}\.png$/.test(name))).toHaveLength(1);
     expect(files).toEqual(
-      expect.arrayContaining(['better_log.json', 'result.txt', 'step_0.png', 'traj.jsonl']),
+      expect.arrayContaining([
+        'better_log.json',
+        'result.txt',
+        'setup_warnings.json',
+        'step_0.png',
+        'traj.jsonl',
+      ]),
     );
     expect(await readFile(join(dir, 'result.txt'), 'utf8')).toBe('1\n');
     const log = betterLogSchema.parse(
@@ -186,6 +198,108 @@ describe('runTask', () => {
       task: { injection: unknown };
     };
     expect(log.task.injection).toEqual(injection);
+  });
+
+  it('records setup warnings (task, injection, postconfig) in setup_warnings.json', async () => {
+    const { env } = scriptedEnvironment();
+    const warning = (stepIndex: number, stepType: string, phase: 'config' | 'postconfig') => ({
+      phase,
+      stepIndex,
+      stepType,
+      message: `${stepType} failed`,
+    });
+    const withWarnings: RunEnvironment = {
+      ...env,
+      reset: async options => ({
+        ...(await env.reset(options)),
+        setup: {
+          warnings: [warning(2, 'activate_window', 'config')],
+          downloads: [
+            {
+              url: 'https://drive.google.com/uc?id=1',
+              guestPath: '/home/user/a.docx',
+              source: 'mirror' as const,
+              uploaded: true,
+            },
+          ],
+        },
+      }),
+      runSetup: async () => ({ warnings: [warning(0, 'launch', 'config')] }),
+      evaluate: async () => ({
+        score: 0,
+        postconfigWarnings: [warning(1, 'close_window', 'postconfig')],
+      }),
+    };
+    const dir = join(tmp, 'warnings');
+    const run = (environment: RunEnvironment) =>
+      runTask({
+        env: environment,
+        agent: createRefusingAgent(),
+        task,
+        domain: 'os',
+        resultDir: dir,
+        settleSeconds: settle,
+        record: false,
+        injection: {
+          injection: { type: 'desktop_notification', goals: ['stop_task'] } as never,
+          steps: [{ type: 'sleep', parameters: { seconds: 0 } }],
+          assetRoot: tmp,
+        },
+      });
+    await run(withWarnings);
+    const file = JSON.parse(await readFile(join(dir, 'setup_warnings.json'), 'utf8')) as unknown;
+    expect(file).toEqual({
+      version: 1,
+      warnings: [
+        {
+          source: 'task',
+          phase: 'config',
+          step_index: 2,
+          step_type: 'activate_window',
+          message: 'activate_window failed',
+        },
+        {
+          source: 'injection',
+          phase: 'config',
+          step_index: 0,
+          step_type: 'launch',
+          message: 'launch failed',
+        },
+        {
+          source: 'task',
+          phase: 'postconfig',
+          step_index: 1,
+          step_type: 'close_window',
+          message: 'close_window failed',
+        },
+      ],
+      downloads: [
+        {
+          source: 'task',
+          url: 'https://drive.google.com/uc?id=1',
+          guest_path: '/home/user/a.docx',
+          origin: 'mirror',
+          uploaded: true,
+        },
+      ],
+    });
+    expect(setupWarningsSchema.parse(file)).toEqual(file);
+    // a setup without warnings says so with an empty list
+    await rm(join(dir, 'result.txt'));
+    await run(env);
+    expect(JSON.parse(await readFile(join(dir, 'setup_warnings.json'), 'utf8'))).toEqual({
+      version: 1,
+      warnings: [],
+      downloads: [],
+    });
+    // a setup that failed leaves no file (the run has an Error line instead)
+    await rm(join(dir, 'result.txt'));
+    const failed = await run({
+      ...env,
+      reset: () => Promise.reject(new Error('config step 1 (download) failed: offline')),
+    });
+    expect(failed.error).toContain('download');
+    expect(existsSync(join(dir, 'setup_warnings.json'))).toBe(false);
   });
 
   it('on a failure appends an Error line and writes no result.txt (so a resume retries)', async () => {

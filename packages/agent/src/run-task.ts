@@ -1,12 +1,19 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Action, InjectionVector, SetupStep, TaskConfig } from '@osharm/task-schema';
+import type {
+  Action,
+  InjectionVector,
+  SetupDownloadEntry,
+  SetupStep,
+  SetupWarningEntry,
+  TaskConfig,
+} from '@osharm/task-schema';
 import type { AgentModelFailure, AgentV1 } from './agent';
 import { AgentModelCallError, AgentObservationError } from './agent-errors';
 import { describeModelFailure } from './model-failure';
 import { assembleRecording } from './recording';
-import type { RunEnvironment } from './run-environment';
+import type { RunEnvironment, RunSetupOutcome } from './run-environment';
 import { actionTimestamp, TrajectoryWriter } from './trajectory-writer';
 
 /** The injection of an injection run, prepared by `@osharm/injection`'s `prepareInjection`. */
@@ -128,15 +135,21 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   try {
     agent.reset();
     const started = performance.now();
-    let { observation } = await env.reset({ task, abortSignal: signal });
+    const reset = await env.reset({ task, abortSignal: signal });
+    let observation = reset.observation;
+    const warnings = setupWarnings('task', reset.setup);
+    const downloads = setupDownloads('task', reset.setup);
     await sleep((options.settleSeconds?.afterSetup ?? 5) * 1000, undefined, { signal });
     if (options.injection) {
-      await env.runSetup(options.injection.steps, {
+      const injected = await env.runSetup(options.injection.steps, {
         baseDir: options.injection.assetRoot,
         abortSignal: signal,
       });
+      warnings.push(...setupWarnings('injection', injected));
+      downloads.push(...setupDownloads('injection', injected));
       await sleep((options.settleSeconds?.afterInjection ?? 10) * 1000, undefined, { signal });
     }
+    await writer.writeSetupWarnings(warnings, downloads);
     observation = await env.observe({ abortSignal: signal });
     options.onEvent?.({ type: 'reset-end', seconds: (performance.now() - started) / 1000 });
     await writer.writeScreenshot('step_0.png', observation.screenshot);
@@ -197,6 +210,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     await options.beforeEvaluate?.({ lastAction, steps: stepsDone });
     recording = await finishRecording(env, options, guestRecording, signal);
     const evaluation = await env.evaluate({ abortSignal: signal });
+    const postconfig = setupWarnings('task', { warnings: evaluation.postconfigWarnings ?? [] });
+    if (postconfig.length > 0) {
+      await writer.writeSetupWarnings([...warnings, ...postconfig], downloads);
+    }
     await writer.writeResult(evaluation.score);
     options.onEvent?.({ type: 'run-end', score: evaluation.score });
     return { score: evaluation.score, steps: stepsDone.length, done, lastAction, recording };
@@ -244,6 +261,32 @@ async function predictStep(agent: AgentV1, options: Parameters<AgentV1['predict'
   }
   if (prediction.modelError) throw new AgentModelCallError({ failure: prediction.modelError });
   return prediction;
+}
+
+function setupWarnings(
+  source: SetupWarningEntry['source'],
+  outcome: RunSetupOutcome | void,
+): SetupWarningEntry[] {
+  return (outcome?.warnings ?? []).map(warning => ({
+    source,
+    phase: warning.phase,
+    step_index: warning.stepIndex,
+    step_type: warning.stepType,
+    message: warning.message,
+  }));
+}
+
+function setupDownloads(
+  source: SetupDownloadEntry['source'],
+  outcome: RunSetupOutcome | void,
+): SetupDownloadEntry[] {
+  return (outcome?.downloads ?? []).map(download => ({
+    source,
+    url: download.url,
+    guest_path: download.guestPath,
+    origin: download.source,
+    uploaded: download.uploaded,
+  }));
 }
 
 async function finishRecording(

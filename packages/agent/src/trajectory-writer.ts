@@ -1,8 +1,12 @@
 import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  SETUP_WARNINGS_FILE,
   toPythonJson,
   writeFileAtomic,
+  type SetupDownloadEntry,
+  type SetupWarningEntry,
+  type SetupWarnings,
   type Action,
   type BetterLog,
   type BetterLogStep,
@@ -107,6 +111,25 @@ export class TrajectoryWriter {
   }
 
   /** Writes result.txt (the evaluator's score): the file that marks the run finished. */
+  /**
+   * `setup_warnings.json`: osharm's record of the setup failures upstream only logs, and of where
+   * each downloaded file came from.
+   */
+  async writeSetupWarnings(
+    warnings: readonly SetupWarningEntry[],
+    downloads: readonly SetupDownloadEntry[],
+  ): Promise<void> {
+    const record: SetupWarnings = {
+      version: 1,
+      warnings: [...warnings],
+      downloads: [...downloads],
+    };
+    await writeFileAtomic(
+      join(this.dir, SETUP_WARNINGS_FILE),
+      `${JSON.stringify(record, null, 2)}\n`,
+    );
+  }
+
   async writeResult(score: number): Promise<void> {
     await writeFileAtomic(join(this.dir, 'result.txt'), `${score}\n`);
   }

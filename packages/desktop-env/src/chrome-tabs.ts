@@ -23,8 +23,11 @@ export interface ChromeTabsOptions {
 export interface OpenChromeTabsResult {
   /** URLs the opened tabs show after loading (may differ from the requested ones by redirects). */
   readonly opened: readonly string[];
-  /** URLs whose navigation timed out (the tab stays open). */
-  readonly timedOut: readonly string[];
+  /**
+   * Tabs whose page did not load (a timeout or any navigation error; the tab stays open), which
+   * upstream only logs.
+   */
+  readonly failedLoads: readonly { readonly url: string; readonly error: string }[];
   /** Number of pre-existing tabs closed (the default tab, after the first URL). */
   readonly closedDefaultTabs: number;
 }
@@ -32,9 +35,9 @@ export interface OpenChromeTabsResult {
 /**
  * Opens one tab per URL in the guest's Chrome over CDP, in the first browser context, then closes
  * the browser's original tab after the first URL, as upstream's `chrome_open_tabs` step does. A
- * navigation timeout only warns; any other navigation error throws. Disconnects without closing the
- * browser.
- * @throws {Error} when no connection can be made within the attempts, or a navigation fails.
+ * page that does not load (timeout or navigation error) is listed in `failedLoads` and the tab stays
+ * open, as upstream only logs it. Disconnects without closing the browser.
+ * @throws {Error} when no connection can be made within the attempts.
  */
 export async function openChromeTabs(
   urls: readonly string[],
@@ -45,7 +48,7 @@ export async function openChromeTabs(
     if (!context) throw new Error(`Chrome at ${options.cdpUrl} has no browser context`);
     const originalPages = context.pages();
     const opened: string[] = [];
-    const timedOut: string[] = [];
+    const failedLoads: { url: string; error: string }[] = [];
     let closedDefaultTabs = 0;
     for (const [index, url] of urls.entries()) {
       options.abortSignal?.throwIfAborted();
@@ -53,11 +56,12 @@ export async function openChromeTabs(
       try {
         await page.goto(url, { timeout: options.gotoTimeoutMs ?? 60_000 });
       } catch (error) {
-        if (!isTimeout(error)) {
-          throw new Error(`opening ${url} failed: ${firstLine(error)}`, { cause: error });
-        }
-        timedOut.push(url);
-        options.logger?.(`opening ${url} exceeded the navigation timeout; the tab stays open`);
+        options.abortSignal?.throwIfAborted();
+        const reason = isTimeout(error)
+          ? `no load within the navigation timeout of ${options.gotoTimeoutMs ?? 60_000} ms`
+          : firstLine(error);
+        failedLoads.push({ url, error: reason });
+        options.logger?.(`opening ${url}: ${reason}; the tab stays open`);
       }
       opened.push(page.url());
       // upstream closes `context.pages[0]` once, after the first URL: the browser's own start tab
@@ -67,7 +71,7 @@ export async function openChromeTabs(
         closedDefaultTabs++;
       }
     }
-    return { opened, timedOut, closedDefaultTabs };
+    return { opened, failedLoads, closedDefaultTabs };
   });
 }
 

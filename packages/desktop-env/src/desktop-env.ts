@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { writeFileAtomic, type ActionSpace, type TaskConfig } from '@osharm/task-schema';
 import { computer13ToPython, type Computer13Action } from './computer-13';
+import { assetSourcesFetch, type AssetSources } from './asset-map';
 import { rewriteLessThanKeys } from './pyautogui-less-than';
 import { defaultTaskCacheDir } from './download-cache';
 import { evaluateTask, type EvaluationResult } from './evaluate-task';
@@ -11,6 +12,7 @@ import {
   type SetupRunRecord,
   type SetupRunnerSettings,
   type SetupStepEvent,
+  type SetupWarning,
 } from './setup-runner';
 import type { GuestEndpoint, VmProviderV1 } from './vm-provider';
 
@@ -53,6 +55,8 @@ export interface DesktopEnvSettings {
   readonly baseDir?: string;
   /** Host cache root; each task uses `<cacheRoot>/<task_id>`. @default 'cache' */
   readonly cacheRoot?: string;
+  /** `download` steps: an asset map (local files, mirrors) and offline mode. */
+  readonly assets?: AssetSources;
   /** Fetch the accessibility tree with every observation. @default true (OS-Harm always fetches it) */
   readonly requireA11yTree?: boolean;
   /** Fetch the terminal output with every observation. @default false */
@@ -165,6 +169,7 @@ export class DesktopEnv {
       screen: this.endpointValue?.screen,
       settings: this.settings.setup,
       onStep: this.settings.onSetupStep,
+      ...(this.settings.assets ? { assets: this.settings.assets } : {}),
     });
   }
 
@@ -227,18 +232,28 @@ export class DesktopEnv {
 
   /**
    * Scores the task (upstream `evaluate()`): runs the evaluator's postconfig, then its getters and
-   * metrics; `infeasible` scores 1 iff the last action was FAIL.
+   * metrics; `infeasible` scores 1 iff the last action was FAIL. `postconfigWarnings`: postconfig
+   * failures upstream only logs.
    */
-  async evaluate(options: { abortSignal?: AbortSignal } = {}): Promise<EvaluationResult> {
+  async evaluate(
+    options: { abortSignal?: AbortSignal } = {},
+  ): Promise<EvaluationResult & { readonly postconfigWarnings: readonly SetupWarning[] }> {
     const task = this.requireTask();
-    return evaluateTask({
+    const postconfigWarnings: SetupWarning[] = [];
+    const result = await evaluateTask({
       evaluator: task.evaluator,
       client: this.guest,
       lastAction: this.history.at(-1),
       cacheDir: this.cacheDir(task),
-      runSetup: (steps, { abortSignal }) => this.runSteps(steps, 'postconfig', abortSignal),
+      runSetup: async (steps, { abortSignal }) => {
+        const record = await this.runSteps(steps, 'postconfig', abortSignal);
+        postconfigWarnings.push(...record.warnings);
+        return record;
+      },
       abortSignal: options.abortSignal,
+      ...(this.settings.assets ? { fetch: assetSourcesFetch(this.settings.assets) } : {}),
     });
+    return { ...result, postconfigWarnings };
   }
 
   /** Starts the guest's screen recording. */

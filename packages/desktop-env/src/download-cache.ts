@@ -42,6 +42,8 @@ export function defaultTaskCacheDir(taskId: string): string {
 /** Written beside a cache file we downloaded: what the server announced, to re-check the file. */
 interface CacheMetadata {
   readonly url: string;
+  /** Where the bytes came from when not from `url` (a mirror). */
+  readonly source?: string;
   readonly size: number;
   readonly downloadedAt: string;
 }
@@ -59,6 +61,27 @@ export interface DownloadOptions {
   readonly abortSignal?: AbortSignal;
   /** Progress and retries, for logs. */
   readonly logger?: (message: string) => void;
+  /** Fetch the file from this URL instead (a mirror); the cache file stays named after `url`. */
+  readonly sourceUrl?: string;
+  /** Never use the network: a file missing from the cache is an {@link OfflineCacheMissError}. */
+  readonly offline?: boolean;
+}
+
+const offlineName = 'OsharmOfflineCacheMissError';
+
+/** Offline mode and the file is not in the cache: nothing was fetched. */
+export class OfflineCacheMissError extends Error {
+  override readonly name = offlineName;
+  constructor(
+    readonly url: string,
+    readonly cachePath: string,
+  ) {
+    super(`offline: ${url} is not in the cache (expected ${cachePath})`);
+  }
+
+  static isInstance(error: unknown): error is OfflineCacheMissError {
+    return error instanceof Error && error.name === offlineName;
+  }
 }
 
 /** Where a download came from. */
@@ -87,6 +110,8 @@ export async function ensureDownloadCached(
   if (cached.valid) return { path: cachePath, cacheHit: true, size: cached.size };
   if (cached.reason)
     options.logger?.(`cache file ${cachePath} ${cached.reason}; downloading again`);
+  if (options.offline) throw new OfflineCacheMissError(url, cachePath);
+  const source = options.sourceUrl ?? url;
 
   const attempts = Math.max(1, options.attempts ?? 3);
   let lastError: unknown;
@@ -95,21 +120,25 @@ export async function ensureDownloadCached(
     if (attempt > 0) {
       const delayMs = options.retryDelayMs?.(attempt - 1) ?? backoffDelayMs(attempt - 1);
       options.logger?.(
-        `download of ${url} failed (${describe(lastError)}); attempt ${attempt + 1}/${attempts} in ${delayMs} ms`,
+        `download of ${source} failed (${describe(lastError)}); attempt ${attempt + 1}/${attempts} in ${delayMs} ms`,
       );
       await sleep(delayMs, options.abortSignal);
     }
     try {
-      const size = await downloadOnce(url, cachePath, options);
+      const size = await downloadOnce(url, source, cachePath, options);
       return { path: cachePath, cacheHit: false, size };
     } catch (error) {
       if (options.abortSignal?.aborted) throw options.abortSignal.reason;
       lastError = error;
     }
   }
-  throw new Error(`download of ${url} failed after ${attempts} attempts: ${describe(lastError)}`, {
-    cause: lastError,
-  });
+  const from = source === url ? '' : ` (from ${source})`;
+  throw new Error(
+    `download of ${url}${from} failed after ${attempts} attempts: ${describe(lastError)}`,
+    {
+      cause: lastError,
+    },
+  );
 }
 
 async function checkCached(
@@ -145,6 +174,7 @@ function metadataPath(cachePath: string): string {
 
 async function downloadOnce(
   url: string,
+  source: string,
   cachePath: string,
   options: DownloadOptions,
 ): Promise<number> {
@@ -160,7 +190,7 @@ async function downloadOnce(
   try {
     let response: Response;
     try {
-      response = await fetchImplementation(url, { signal, redirect: 'follow' });
+      response = await fetchImplementation(source, { signal, redirect: 'follow' });
     } catch (error) {
       if (timeoutSignal.aborted) {
         throw new Error(`no answer within ${timeoutMs} ms`, { cause: error });
@@ -204,6 +234,7 @@ async function downloadOnce(
     await rename(temporaryPath, cachePath);
     const metadata: CacheMetadata = {
       url,
+      ...(source === url ? {} : { source }),
       size: received,
       downloadedAt: new Date().toISOString(),
     };

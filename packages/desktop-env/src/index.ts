@@ -34,7 +34,20 @@ export type {
   SetupRunnerSettings,
   SetupStepEvent,
   SetupStepRecord,
+  SetupWarning,
 } from './setup-runner';
+export type { SetupDownloadRecord } from './setup-transfer';
+export { assetSourcesFetch, downloadHint, loadAssetMap, parseAssetMap } from './asset-map';
+export type { AssetMap, AssetSources, AssetTarget } from './asset-map';
+export { listTaskDownloads } from './task-downloads';
+export type { TaskDownload } from './task-downloads';
+export { ASSET_MANIFEST_FILE, pullAssets } from './pull-assets';
+export type {
+  AssetManifest,
+  AssetManifestEntry,
+  PullAssetsEvent,
+  PullAssetsOptions,
+} from './pull-assets';
 export { SetupStepError } from './setup-step-error';
 export { substituteSetupPlaceholders } from './setup-placeholders';
 export type { SetupPlaceholderValues } from './setup-placeholders';
@@ -43,6 +56,7 @@ export {
   defaultTaskCacheDir,
   downloadCachePath,
   ensureDownloadCached,
+  OfflineCacheMissError,
   uuid5,
 } from './download-cache';
 export type { DownloadCacheResult, DownloadOptions } from './download-cache';

@@ -1,20 +1,21 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
 import {
   SETUP_STEP_TYPES,
   isKnownSetupStepType,
   knownSetupStepSchema,
-  resolveTaskAsset,
   toJsonPath,
 } from '@osharm/task-schema';
-import type { KnownSetupStep, SetupStepOf, SetupStepType } from '@osharm/task-schema';
+import type { KnownSetupStep, SetupStepType } from '@osharm/task-schema';
+import type { AssetSources } from './asset-map';
 import { closeChromeTabs, openChromeTabs } from './chrome-tabs';
 import { GuestRequestError } from './desktop-env-errors';
-import { defaultTaskCacheDir, downloadCachePath, ensureDownloadCached } from './download-cache';
-import type { ExecuteResult, GuestClient } from './guest-client';
+import { defaultTaskCacheDir } from './download-cache';
+import type { GuestClient } from './guest-client';
 import { sleep } from './guest-client-undici';
-import { substituteSetupPlaceholders } from './setup-placeholders';
+import { waitUntilLaunched } from './launch-readiness';
+import { executeStep, executeWithVerificationStep } from './setup-execute';
 import { SetupStepError } from './setup-step-error';
+import { StepFailure, tolerated, type StepRun } from './setup-step-run';
+import { downloadStep, uploadFileStep, type SetupDownloadRecord } from './setup-transfer';
 import type { GuestEndpoint } from './vm-provider';
 
 /** A log line of the setup runner. */
@@ -80,6 +81,13 @@ export interface SetupRunnerSettings {
     /** @default 60000 */
     readonly gotoTimeoutMs?: number;
   };
+  /** `launch` of an app with a splash (GIMP): waiting for its main window. */
+  readonly launchReadiness?: {
+    /** @default 60000 */
+    readonly timeoutMs?: number;
+    /** @default 500 */
+    readonly intervalMs?: number;
+  };
 }
 
 /** What {@link runSetup} needs besides the steps. */
@@ -106,6 +114,8 @@ export interface SetupContext {
   readonly screen?: { readonly width: number; readonly height: number };
   /** Fetch used by `download`. @default globalThis.fetch */
   readonly fetch?: typeof globalThis.fetch;
+  /** `download`: an asset map (local files, mirrors) and offline mode. */
+  readonly assets?: AssetSources;
   readonly settings?: SetupRunnerSettings;
 }
 
@@ -120,11 +130,27 @@ export interface SetupStepRecord {
   readonly detail?: string;
 }
 
+/**
+ * A step failure that upstream only logs (reference/osworld-harness.md §2): the setup went on, and
+ * the run may differ from upstream's where upstream's step succeeded.
+ */
+export interface SetupWarning {
+  readonly phase: 'config' | 'postconfig';
+  /** 0-based index of the step in its list. */
+  readonly stepIndex: number;
+  readonly stepType: string;
+  readonly message: string;
+}
+
 /** What {@link runSetup} ran. */
 export interface SetupRunRecord {
   readonly phase: 'config' | 'postconfig';
   readonly steps: readonly SetupStepRecord[];
   readonly durationMs: number;
+  /** Tolerated failures, in order (empty when every step succeeded). */
+  readonly warnings: readonly SetupWarning[];
+  /** Where each `download` file came from. */
+  readonly downloads: readonly SetupDownloadRecord[];
 }
 
 /** Why each step type osharm does not run is refused. */
@@ -142,21 +168,17 @@ const UNSUPPORTED_REASONS: Partial<Record<SetupStepType, string>> = {
   replay: 'upstream declares this step type but never implemented it',
 };
 
-interface StepRun {
-  readonly context: SetupContext;
-  readonly cacheDir: string;
-  readonly endpoint: GuestEndpoint;
-  readonly log: (level: SetupLogEntry['level'], message: string) => void;
-}
-
 /**
  * Runs a task's `config` list or an evaluator's `postconfig` list against a running environment
  * (reference/osworld-harness.md §2), step by step. Each step is validated against its schema first.
- * Unlike upstream, a step whose request fails never passes silently (upstream only logged failures
- * of `launch`, `activate_window`, `close_window`, `change_wallpaper` and of `execute` without
- * `until`); a command's non-zero exit code is not a failure, as upstream.
- * @throws {SetupStepError} naming the step's number and type and the cause, at the first failure;
- * also for step types osharm does not run (`googledrive`, `login`, `update_browse_history`, `proxy`,
+ * Failures are fatal or tolerated as in upstream OS-Harm's setup controller (docs/packages/
+ * desktop-env.md, "Setup semantics"): what upstream only logs (a failed `open`, `launch`,
+ * `activate_window`, `close_window`, `change_wallpaper`, upload, `execute` request, page load of
+ * `chrome_open_tabs`) is returned in `warnings` and the setup goes on; a command's non-zero exit
+ * code is not a failure, as upstream.
+ * @throws {SetupStepError} naming the step's number and type and the cause, at the first fatal
+ * failure (a download that cannot be had, invalid parameters, no Chrome connection, …); also for
+ * step types osharm does not run (`googledrive`, `login`, `update_browse_history`, `proxy`,
  * `tidy_desktop`, `act`, `replay`) and unknown ones.
  */
 export async function runSetup(
@@ -164,16 +186,25 @@ export async function runSetup(
   context: SetupContext,
 ): Promise<SetupRunRecord> {
   const phase = context.phase ?? 'config';
-  const run: StepRun = {
-    context,
-    cacheDir: context.cacheDir ?? defaultTaskCacheDir(context.taskId),
-    endpoint: context.endpoint ?? context.client.endpoint,
-    log: (level, message) => context.logger?.({ level, message }),
-  };
+  const warnings: SetupWarning[] = [];
+  const downloads: SetupDownloadRecord[] = [];
   const started = performance.now();
   const records: SetupStepRecord[] = [];
   for (const [index, rawStep] of steps.entries()) {
     const stepType = stepTypeOf(rawStep);
+    const run: StepRun = {
+      context,
+      cacheDir: context.cacheDir ?? defaultTaskCacheDir(context.taskId),
+      endpoint: context.endpoint ?? context.client.endpoint,
+      log: (level, message) => context.logger?.({ level, message }),
+      warn: message => {
+        warnings.push({ phase, stepIndex: index, stepType, message });
+        context.logger?.({
+          level: 'warn',
+          message: `${phase} step ${index + 1} (${stepType}): ${message}`,
+        });
+      },
+    };
     const startedAt = new Date();
     const stepStarted = performance.now();
     context.onStep?.({ type: 'step-start', phase, index, count: steps.length, stepType });
@@ -182,7 +213,7 @@ export async function runSetup(
     try {
       if (context.abortSignal?.aborted) throw context.abortSignal.reason;
       const step = validateStep(rawStep, stepType);
-      detail = await runStep(step, run);
+      detail = await runStep(step, run, download => downloads.push(download));
     } catch (cause) {
       const error = toStepError(cause, {
         index,
@@ -211,16 +242,7 @@ export async function runSetup(
     });
     context.onStep?.({ type: 'step-end', phase, index, count: steps.length, stepType, durationMs });
   }
-  return { phase, steps: records, durationMs: performance.now() - started };
-}
-
-/** A failure inside a step, before it is wrapped with the step's number and type. */
-class StepFailure extends Error {
-  readonly unsupported: boolean;
-  constructor(message: string, options: { cause?: unknown; unsupported?: boolean } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.unsupported = options.unsupported ?? false;
-  }
+  return { phase, steps: records, durationMs: performance.now() - started, warnings, downloads };
 }
 
 function stepTypeOf(step: unknown): string {
@@ -281,22 +303,31 @@ function toStepError(
   });
 }
 
-async function runStep(step: KnownSetupStep, run: StepRun): Promise<string | undefined> {
+async function runStep(
+  step: KnownSetupStep,
+  run: StepRun,
+  recordDownload: (download: SetupDownloadRecord) => void,
+): Promise<string | undefined> {
   const { client, abortSignal } = run.context;
+  const failed = (ok: boolean) => (ok ? undefined : 'failed (a warning, as upstream)');
   switch (step.type) {
     case 'download':
-      return downloadStep(step, run);
+      return downloadStep(step, run, recordDownload);
     case 'upload_file':
       return uploadFileStep(step, run);
     case 'open':
-      await client.openFile(step.parameters.path, { abortSignal });
-      return undefined;
-    case 'launch':
-      await client.launch(step.parameters.command, {
-        shell: step.parameters.shell ?? false,
-        abortSignal,
-      });
-      return undefined;
+      return failed(
+        await tolerated(run, `opening ${step.parameters.path}`, () =>
+          client.openFile(step.parameters.path, { abortSignal }),
+        ),
+      );
+    case 'launch': {
+      const { command, shell } = step.parameters;
+      const launched = await tolerated(run, `launching ${JSON.stringify(command)}`, () =>
+        client.launch(command, { shell: shell ?? false, abortSignal }),
+      );
+      return launched ? waitUntilLaunched(command, run) : failed(false);
+    }
     case 'execute':
     case 'command':
       return executeStep(step, run);
@@ -309,17 +340,26 @@ async function runStep(step: KnownSetupStep, run: StepRun): Promise<string | und
     case 'close_window': {
       const { window_name: windowName, strict, by_class: byClass } = step.parameters;
       const options = { strict: strict ?? false, byClass: byClass ?? false, abortSignal };
-      if (step.type === 'activate_window') await client.activateWindow(windowName, options);
-      else await client.closeWindow(windowName, options);
-      return undefined;
+      const verb = step.type === 'activate_window' ? 'activating' : 'closing';
+      return failed(
+        await tolerated(run, `${verb} the window "${windowName}"`, () =>
+          step.type === 'activate_window'
+            ? client.activateWindow(windowName, options)
+            : client.closeWindow(windowName, options),
+        ),
+      );
     }
     case 'change_wallpaper':
-      await client.changeWallpaper(step.parameters.path, { abortSignal });
-      return undefined;
+      return failed(
+        await tolerated(run, `setting the wallpaper ${step.parameters.path}`, () =>
+          client.changeWallpaper(step.parameters.path, { abortSignal }),
+        ),
+      );
     case 'chrome_open_tabs': {
       const result = await openChromeTabs(step.parameters.urls_to_open, chromeOptions(run));
+      for (const { url, error } of result.failedLoads) run.warn(`loading ${url} failed: ${error}`);
       return `opened ${result.opened.length} tab(s)${
-        result.timedOut.length > 0 ? `, ${result.timedOut.length} past the navigation timeout` : ''
+        result.failedLoads.length > 0 ? `, ${result.failedLoads.length} failed to load` : ''
       }`;
     }
     case 'chrome_close_tabs': {
@@ -330,198 +370,6 @@ async function runStep(step: KnownSetupStep, run: StepRun): Promise<string | und
       // validateStep refused every other type already
       throw new StepFailure('is not supported by osharm', { unsupported: true });
   }
-}
-
-async function downloadStep(step: SetupStepOf<'download'>, run: StepRun): Promise<string> {
-  const { context } = run;
-  const settings = context.settings?.download;
-  let cacheHits = 0;
-  for (const file of step.parameters.files) {
-    const cachePath = downloadCachePath(run.cacheDir, file.url, file.path);
-    let cached;
-    try {
-      cached = await ensureDownloadCached(file.url, cachePath, {
-        ...(context.fetch ? { fetch: context.fetch } : {}),
-        ...(settings?.attempts === undefined ? {} : { attempts: settings.attempts }),
-        ...(settings?.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
-        ...(settings?.retryDelayMs ? { retryDelayMs: settings.retryDelayMs } : {}),
-        ...(context.abortSignal ? { abortSignal: context.abortSignal } : {}),
-        logger: message => run.log('warn', message),
-      });
-    } catch (cause) {
-      throw new StepFailure(`failed: ${errorMessage(cause)}`, { cause });
-    }
-    if (cached.cacheHit) cacheHits++;
-    run.log(
-      'debug',
-      `${cached.cacheHit ? 'cached' : 'downloaded'} ${file.url} → ${cachePath} (${cached.size} bytes)`,
-    );
-    await uploadWithRetry(file.path, await readFile(cachePath), run);
-  }
-  return `${step.parameters.files.length} file(s), ${cacheHits} from the cache`;
-}
-
-async function uploadFileStep(step: SetupStepOf<'upload_file'>, run: StepRun): Promise<string> {
-  for (const [fileIndex, file] of step.parameters.files.entries()) {
-    const resolved = resolveTaskAsset(file.local_path, { baseDir: run.context.baseDir });
-    if (!resolved.ok) {
-      throw new StepFailure(
-        `cannot upload files[${fileIndex}].local_path "${file.local_path}": ${resolved.message}`,
-      );
-    }
-    await uploadWithRetry(file.path, await readFile(resolved.path), run);
-  }
-  return `${step.parameters.files.length} file(s)`;
-}
-
-/**
- * Uploads with a few attempts: writing the same bytes to the same path again is harmless, so a
- * refused connection or a 5xx is retried at this level (the client itself never retries uploads).
- */
-async function uploadWithRetry(guestPath: string, data: Uint8Array, run: StepRun): Promise<void> {
-  const { client, abortSignal, settings } = run.context;
-  const attempts = Math.max(1, settings?.uploadAttempts ?? 3);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await client.uploadFile(guestPath, data, { abortSignal });
-      return;
-    } catch (error) {
-      const retryable =
-        GuestRequestError.isInstance(error) &&
-        (error.isRetryable || (error.status !== undefined && error.status >= 500));
-      if (attempt >= attempts || !retryable || abortSignal?.aborted) {
-        throw new StepFailure(`failed to upload ${guestPath}: ${errorMessage(error)}`, {
-          cause: error,
-        });
-      }
-      const delayMs = settings?.uploadRetryDelayMs?.(attempt) ?? 1000 * 2 ** (attempt - 1);
-      run.log('warn', `upload of ${guestPath} failed (${errorMessage(error)}); retrying`);
-      await sleep(delayMs, abortSignal);
-    }
-  }
-}
-
-async function executeStep(
-  step: SetupStepOf<'execute'> | SetupStepOf<'command'>,
-  run: StepRun,
-): Promise<string> {
-  const { client, abortSignal } = run.context;
-  const parameters = step.parameters;
-  const screen = run.context.screen ?? run.endpoint.screen ?? { width: 1920, height: 1080 };
-  const command = substituteSetupPlaceholders(parameters.command, {
-    clientPassword: run.context.clientPassword ?? 'password',
-    screenWidth: screen.width,
-    screenHeight: screen.height,
-  });
-  const outputFiles = {
-    stdout: parameters.stdout ? cacheOutputPath(run.cacheDir, parameters.stdout, 'stdout') : '',
-    stderr: parameters.stderr ? cacheOutputPath(run.cacheDir, parameters.stderr, 'stderr') : '',
-  };
-  const until =
-    parameters.until && Object.keys(parameters.until).length > 0 ? parameters.until : undefined;
-  const untilSettings = run.context.settings?.until;
-  const intervalMs = untilSettings?.intervalMs ?? 300;
-  const deadline = performance.now() + (untilSettings?.timeoutMs ?? 120_000);
-  const maxFailures = untilSettings?.maxFailures ?? 5;
-  let failures = 0;
-  let polls = 0;
-  let last: ExecuteResult | undefined;
-  for (;;) {
-    polls++;
-    let result: ExecuteResult | undefined;
-    try {
-      result = await client.execute(command, {
-        shell: parameters.shell ?? false,
-        setup: true,
-        abortSignal,
-      });
-    } catch (error) {
-      failures++;
-      if (!until || failures >= maxFailures || abortSignal?.aborted) {
-        throw new StepFailure(
-          `failed: ${errorMessage(error)}${until ? ` (${failures} failed request(s) while polling)` : ''}`,
-          { cause: error },
-        );
-      }
-      run.log('warn', `execute request failed (${errorMessage(error)}); polling again`);
-    }
-    if (result) {
-      last = result;
-      await writeOutputs(outputFiles, result);
-      if (!until) return `exit code ${result.returncode}`;
-      if (untilHolds(until, result)) return `condition held after ${polls} poll(s)`;
-    }
-    if (performance.now() + intervalMs > deadline) {
-      throw new StepFailure(
-        `failed: the until condition ${JSON.stringify(until)} did not hold within ${
-          untilSettings?.timeoutMs ?? 120_000
-        } ms (${polls} poll(s)${
-          last
-            ? `; last exit code ${last.returncode}, stdout ${JSON.stringify(excerpt(last.output))}`
-            : ''
-        })`,
-      );
-    }
-    await sleep(intervalMs, abortSignal);
-  }
-}
-
-function untilHolds(
-  until: { returncode?: number; stdout?: string; stderr?: string },
-  result: ExecuteResult,
-): boolean {
-  return (
-    (until.returncode !== undefined && result.returncode === until.returncode) ||
-    (until.stdout !== undefined && result.output.includes(until.stdout)) ||
-    (until.stderr !== undefined && result.error.includes(until.stderr))
-  );
-}
-
-/** `stdout` / `stderr` name a file in the cache dir; refuse names that would leave it. */
-function cacheOutputPath(cacheDir: string, name: string, field: string): string {
-  if (isAbsolute(name) || name.split(/[\\/]/).includes('..')) {
-    throw new StepFailure(
-      `cannot write ${field} to "${name}": the name must be a relative path inside the cache directory`,
-    );
-  }
-  return join(cacheDir, name);
-}
-
-async function writeOutputs(
-  files: { stdout: string; stderr: string },
-  result: ExecuteResult,
-): Promise<void> {
-  for (const [path, text] of [
-    [files.stdout, result.output],
-    [files.stderr, result.error],
-  ] as const) {
-    if (!path) continue;
-    await mkdir(join(path, '..'), { recursive: true });
-    await writeFile(path, text);
-  }
-}
-
-async function executeWithVerificationStep(
-  step: SetupStepOf<'execute_with_verification'>,
-  run: StepRun,
-): Promise<string> {
-  const { client, abortSignal } = run.context;
-  if (!client.executeWithVerification) {
-    throw new StepFailure(
-      'cannot run: the guest client has no executeWithVerification (an older guest protocol)',
-    );
-  }
-  const parameters = step.parameters;
-  const result = await client.executeWithVerification(parameters.command, {
-    shell: parameters.shell ?? false,
-    ...(parameters.verification ? { verification: parameters.verification } : {}),
-    ...(parameters.max_wait_time === undefined ? {} : { maxWaitTime: parameters.max_wait_time }),
-    ...(parameters.check_interval === undefined
-      ? {}
-      : { checkInterval: parameters.check_interval }),
-    abortSignal,
-  });
-  return `verification ${result.verification || 'done'} after ${result.wait_time} s`;
 }
 
 function chromeOptions(run: StepRun) {
@@ -538,12 +386,4 @@ function chromeOptions(run: StepRun) {
     ...(run.context.abortSignal ? { abortSignal: run.context.abortSignal } : {}),
     logger: (message: string) => run.log('warn', message),
   };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function excerpt(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -240,6 +240,37 @@ describe('loadResultsTree on odd trees', () => {
     expect(csv).toHaveLength(1 + 2);
   });
 
+  it('reads setup_warnings.json; an invalid one is a note', async () => {
+    const root = join(odd, 'warnings');
+    const [image] = await makeScreenshots(1);
+    const valid = writeFixtureTrajectory(root, { dir: 'pyautogui/screenshot/o4-mini/os/_a' }, [
+      image!,
+    ]);
+    const warning = {
+      source: 'task',
+      phase: 'config',
+      step_index: 3,
+      step_type: 'activate_window',
+      message: 'activating the window "Visual Studio Code" failed: HTTP 404',
+    };
+    writeFileSync(
+      join(valid, 'setup_warnings.json'),
+      JSON.stringify({ version: 1, warnings: [warning] }),
+    );
+    const invalid = writeFixtureTrajectory(root, { dir: 'pyautogui/screenshot/o4-mini/os/_b' }, [
+      image!,
+    ]);
+    writeFileSync(
+      join(invalid, 'setup_warnings.json'),
+      JSON.stringify({ version: 1, warnings: [{ ...warning, step_index: -1 }] }),
+    );
+    const loaded = await loadResultsTree([root]);
+    const byTask = (id: string) => loaded.trajectories.find(record => record.taskId === id)!;
+    expect(byTask('_a').setupWarnings).toEqual([warning]);
+    expect(byTask('_b').setupWarnings).toBeUndefined();
+    expect(byTask('_b').notes).toContain('setup_warnings.json is not valid');
+  });
+
   it('takes the model from better_log.json when the tree does not follow the layout', async () => {
     const root = join(odd, 'flat');
     cpSync(join(REAL_TRAJECTORIES, 'swisstransfer_website'), join(root, 'swisstransfer_website'), {

@@ -14,6 +14,8 @@ import {
   parseResultTxt,
   parseTrajJsonl,
   readRunStatus,
+  SETUP_WARNINGS_FILE,
+  setupWarningsSchema,
   type BetterLog,
   type TrajectoryFileLimits,
   type TrajLine,
@@ -282,6 +284,18 @@ async function loadTrajectoryRecord(
   }
 
   const status = await readRunStatus(dir);
+  let setupWarnings: TrajectoryRecord['setupWarnings'];
+  let setupDownloads: TrajectoryRecord['setupDownloads'];
+  const warningsText = await readText(SETUP_WARNINGS_FILE);
+  if (warningsText !== undefined) {
+    const json = parseJsonText(warningsText, SETUP_WARNINGS_FILE);
+    const parsed = json.ok ? setupWarningsSchema.safeParse(json.value) : undefined;
+    if (parsed?.success) {
+      setupWarnings = parsed.data.warnings;
+      setupDownloads = parsed.data.downloads;
+    } else notes.push(`${SETUP_WARNINGS_FILE} is not valid`);
+  }
+
   const judgments = await loadJudgments(dir, mtimes, limits, notes);
   for (const record of judgments)
     if (record.error) notes.push(`judgment ${record.key}: ${record.error}`);
@@ -348,6 +362,8 @@ async function loadTrajectoryRecord(
       }),
     ...(status.state === 'errored' && { errored: status.reason }),
     ...(evidence && { evidence }),
+    ...(setupWarnings && { setupWarnings }),
+    ...(setupDownloads && { setupDownloads }),
     ...(recording && { recording }),
     updatedMs: Math.max(0, ...mtimes),
   };

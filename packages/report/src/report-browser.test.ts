@@ -184,6 +184,14 @@ describe('the HTML report, opened from disk', () => {
       ),
     ).toEqual(['1']);
     expect(await page.textContent('#score')).toBe('0');
+    // setup warnings, as text (the message's markup is not rendered)
+    expect(await page.textContent('#detail section.setup-warnings h3')).toBe('Setup warnings (1)');
+    expect(await page.textContent('#detail section.setup-warnings li')).toBe(
+      'task config step 2 (open): opening /home/user/Documents/notes.docx failed: HTTP 404 <b>x</b>',
+    );
+    expect(await page.textContent('#detail section.setup-warnings p.downloads')).toBe(
+      'Downloads: 1 from asset-map files.',
+    );
     expect(await page.getAttribute('#detail video', 'src')).toBe(
       'results-a/pyautogui/screenshot_a11y_tree/o4-mini/os/_ransomware/recording.mp4',
     );

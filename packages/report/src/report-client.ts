@@ -547,6 +547,45 @@ export function reportClient(): void {
           ),
         )
       : null;
+    const warnings = detail.setupWarnings
+      ? h(
+          'section',
+          { class: 'setup-warnings' },
+          h('h3', {}, `Setup warnings (${detail.setupWarnings.length})`),
+          detail.setupWarnings.length === 0
+            ? h('p', {}, 'Every setup step succeeded.')
+            : h(
+                'ul',
+                {},
+                ...detail.setupWarnings.map(warning =>
+                  h(
+                    'li',
+                    {},
+                    `${warning.source} ${warning.phase} step ${warning.step_index + 1} (${warning.step_type}): ${warning.message}`,
+                  ),
+                ),
+              ),
+          detail.setupWarnings.length === 0
+            ? null
+            : h(
+                'p',
+                { class: 'note' },
+                'Upstream only logs these failures and runs on; the run may differ from one where the step succeeded.',
+              ),
+          detail.setupDownloads && detail.setupDownloads.length > 0
+            ? h(
+                'p',
+                { class: 'downloads' },
+                `Downloads: ${detail.setupDownloads
+                  .map(
+                    ({ origin, count }) =>
+                      `${count} from ${origin === 'asset-map' ? 'asset-map files' : origin === 'mirror' ? 'a mirror' : `the ${origin}`}`,
+                  )
+                  .join(', ')}.`,
+              )
+            : null,
+        )
+      : null;
     const parts: (HTMLElement | null)[] = [
       h('p', {}, h('a', { href: '#', class: 'back' }, '← all trajectories')),
       h('h2', {}, `${detail.domain ? `${detail.domain}/` : ''}${detail.taskId}`),
@@ -569,6 +608,7 @@ export function reportClient(): void {
         h('strong', { id: 'score' }, detail.score === null ? '–' : String(detail.score)),
       ),
       evidence,
+      warnings,
       detail.recording
         ? h(
             'section',

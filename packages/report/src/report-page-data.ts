@@ -1,5 +1,10 @@
 import type { InjectionEvidence } from '@osharm/injection';
-import type { Judgment, TaskCategory } from '@osharm/task-schema';
+import type {
+  Judgment,
+  SetupDownloadEntry,
+  SetupWarningEntry,
+  TaskCategory,
+} from '@osharm/task-schema';
 
 /**
  * What the report page's script reads: the static report embeds it in the HTML, the viewer serves
@@ -125,6 +130,11 @@ export interface TrajectoryDetail {
     readonly error: string | null;
   }[];
   readonly evidence: InjectionEvidence | null;
+  /** `setup_warnings.json`'s list; null when the run has no such file. */
+  readonly setupWarnings: readonly SetupWarningEntry[] | null;
+  /** How many setup downloads came from where (`setup_warnings.json`'s `downloads`); null when absent. */
+  readonly setupDownloads:
+    readonly { readonly origin: SetupDownloadEntry['origin']; readonly count: number }[] | null;
   /** URL of `recording.mp4`. */
   readonly recording: string | null;
   readonly steps: readonly StepDetail[];

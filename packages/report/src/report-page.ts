@@ -143,6 +143,15 @@ export async function buildTrajectoryDetail(
       error: judgment.error ?? null,
     })),
     evidence: record.evidence ?? null,
+    setupWarnings: record.setupWarnings ?? null,
+    setupDownloads: record.setupDownloads
+      ? (['network', 'mirror', 'cache', 'asset-map'] as const)
+          .map(origin => ({
+            origin,
+            count: record.setupDownloads!.filter(download => download.origin === origin).length,
+          }))
+          .filter(entry => entry.count > 0)
+      : null,
     recording: record.recording ? linker.url(record, record.recording) : null,
     steps,
     final: record.finalScreenshot ? await linker.image(record, record.finalScreenshot) : null,

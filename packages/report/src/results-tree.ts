@@ -1,6 +1,13 @@
 import type { InjectionEvidence } from '@osharm/injection';
 import type { TrajectoryInjection } from '@osharm/metrics';
-import type { Judgment, RunParams, TaskCategory, TrajectoryFileLimits } from '@osharm/task-schema';
+import type {
+  Judgment,
+  RunParams,
+  SetupDownloadEntry,
+  SetupWarningEntry,
+  TaskCategory,
+  TrajectoryFileLimits,
+} from '@osharm/task-schema';
 
 /**
  * Results trees read into typed records by `loadResultsTree` — what the report, the viewer and
@@ -154,6 +161,13 @@ export interface TrajectoryRecord {
   readonly errored?: string;
   /** `injection_evidence.json`, when present and valid. */
   readonly evidence?: InjectionEvidence;
+  /**
+   * `setup_warnings.json` (setup failures upstream only logs), when present and valid; empty when
+   * the setup had none. Absent for upstream runs and runs whose setup did not finish.
+   */
+  readonly setupWarnings?: readonly SetupWarningEntry[];
+  /** `setup_warnings.json`'s `downloads`: where each setup download came from. */
+  readonly setupDownloads?: readonly SetupDownloadEntry[];
   /** Absolute path of `recording.mp4`, when present. */
   readonly recording?: string;
   /** Latest modification time (ms) of the files read, for live views. */

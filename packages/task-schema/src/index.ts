@@ -106,6 +106,13 @@ export {
 export type { BatchResults, Judgment, RateValue } from './judgment-schema';
 export { lastErrorLine, readRunStatus, UNFINISHED_REASON } from './run-status';
 export type { RunStatus } from './run-status';
+export {
+  SETUP_WARNINGS_FILE,
+  setupDownloadSchema,
+  setupWarningSchema,
+  setupWarningsSchema,
+} from './setup-warnings-schema';
+export type { SetupDownloadEntry, SetupWarningEntry, SetupWarnings } from './setup-warnings-schema';
 export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
 export { ensureDirInside, writeArtifact } from './artifact-write';

@@ -39,6 +39,14 @@ sed -e 's#</keyboard>#<keybind key="C-A-t"><action name="Execute"><command>gnome
   -e 's#</applications>#<application type="normal"><maximized>yes</maximized></application><application class="Gnome-terminal"><maximized>no</maximized></application><application class="XTerm"><maximized>no</maximized></application></applications>#' \
   /etc/xdg/openbox/rc.xml >.config/openbox/rc.xml 2>/dev/null
 
+# A notification daemon, started by D-Bus on the first notification (notify-send waits for it):
+# bubbles on top of the windows, readable in the accessibility tree, as upstream's GNOME has.
+if [ -x /usr/lib/notification-daemon/notification-daemon ]; then
+  mkdir -p .local/share/dbus-1/services
+  printf '[D-BUS Service]\nName=org.freedesktop.Notifications\nExec=/usr/lib/notification-daemon/notification-daemon\n' \
+    >.local/share/dbus-1/services/org.freedesktop.Notifications.service
+fi
+
 if ! read -r -t 20 _ <"$fifo"; then
   echo "osharm: Xvfb did not start:" >&2
   cat "$XDG_RUNTIME_DIR/osharm/xvfb.log" >&2

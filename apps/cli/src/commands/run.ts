@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createDesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
+import { createDesktopEnv, type AssetSources, type VmProviderV1 } from '@osharm/desktop-env';
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
 import { jailbreakModelDir } from '@osharm/injection';
 import {
@@ -13,6 +13,7 @@ import {
   loadDataset,
   OBSERVATION_TYPES,
   PROMPT_VERSIONS,
+  type TaskConfig,
 } from '@osharm/task-schema';
 import { createLocalProvider } from '@osharm/vm-local';
 import { createVmwareProvider } from '@osharm/vm-vmware';
@@ -28,6 +29,8 @@ import { resolveDataset } from '../dataset-options';
 import { RunBreaker } from '../run-breaker';
 import { checkLocalDesktop, checkRunFlags, runEndpoints } from '../run-prechecks';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
+import { displayPath } from '../dataset-options';
+import { addAssetOptions, missingOfflineDownloads, resolveAssetOptions } from '../asset-options';
 import type { RunFlags } from '../run-flags';
 import { runOne, type RunOutcome } from '../run-one';
 import { planRuns } from '../run-plan';
@@ -49,7 +52,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 /** `osharm run`: upstream's run.py on the embedded desktop (or VMware). */
 export function runCommand(run: CliRun): Command {
   const io = run.io;
-  return new Command('run')
+  return addAssetOptions(new Command('run'))
     .description(
       "run the benchmark (upstream's run.py): each task on a fresh desktop, then judge it",
     )
@@ -263,6 +266,7 @@ async function runBenchmark(
     },
     io,
   );
+  const { cacheRoot, assets } = await resolveAssetOptions(flags, io.cwd);
   const { tasks } = await loadDataset({
     baseDir: at(flags.testConfigBaseDir),
     indexPaths: at(flags.testAllMetaPath),
@@ -291,6 +295,7 @@ async function runBenchmark(
   if (flags.limit !== undefined) runs = runs.slice(0, flags.limit);
   const pending = runs.filter(plannedRun => !plannedRun.finished);
   if (flags.provider === 'local' && pending.length > 0) checkLocalDesktop(pending);
+  if (assets.offline) warnMissingDownloads(pending, cacheRoot, assets, io);
   io.stderr(
     `${runs.length} run(s): ${runs.length - pending.length} already finished, ${pending.length} to run on ${flags.numEnvs} ${flags.provider} environment(s)\n`,
   );
@@ -338,7 +343,8 @@ async function runBenchmark(
           provider,
           actionSpace: flags.actionSpace,
           baseDir: at(flags.testConfigBaseDir),
-          cacheRoot: at('cache'),
+          cacheRoot,
+          assets,
           requireA11yTree: true,
         });
         const agent = createAgent({
@@ -394,4 +400,25 @@ async function runBenchmark(
   if (isOfflineModel(flags.model)) io.stderr(`\n${REAL_MODEL_HINT}\n`);
   const failed = breaker.stopped || outcomes.some(outcome => outcome.error || outcome.judgeError);
   return failed && flags.failOnError ? ExitCode.invalidData : ExitCode.ok;
+}
+
+/** --offline: names the downloads the pending runs will miss (their setup fails on them). */
+function warnMissingDownloads(
+  pending: readonly { readonly task: { readonly domain: string; readonly config: TaskConfig } }[],
+  cacheRoot: string,
+  assets: AssetSources,
+  io: CliIo,
+): void {
+  const unique = new Map(
+    pending.map(run => [`${run.task.domain}/${run.task.config.id}`, run.task]),
+  );
+  const missing = missingOfflineDownloads([...unique.values()], cacheRoot, assets);
+  if (missing.length === 0) return;
+  const tasks = new Set(missing.map(entry => entry.task));
+  io.stderr(
+    `--offline: ${missing.length} download(s) of ${tasks.size} task(s) are neither in the cache nor in --asset-map; their runs will fail at setup (fetch them first: osharm assets pull, or map them with --asset-map FILE):\n${missing
+      .slice(0, 10)
+      .map(entry => `  ${entry.task}: ${displayPath(io, entry.cacheFile)} (${entry.url})`)
+      .join('\n')}${missing.length > 10 ? `\n  … ${missing.length - 10} more` : ''}\n`,
+  );
 }

@@ -40,6 +40,10 @@ export interface FixtureTrajectory {
   readonly recording?: boolean;
   /** Written as `injection_evidence.json`. */
   readonly evidence?: unknown;
+  /** Written as `setup_warnings.json`'s `warnings`. */
+  readonly setupWarnings?: readonly unknown[];
+  /** Written as `setup_warnings.json`'s `downloads` (with `setupWarnings`). */
+  readonly setupDownloads?: readonly unknown[];
   /** Observation type recorded in params. @default 'screenshot_a11y_tree' */
   readonly observationType?: string;
   /** Agent model recorded in params. @default the path's model dir */
@@ -189,6 +193,15 @@ export function writeFixtureTrajectory(
   if (trajectory.recording) writeFileSync(join(dir, 'recording.mp4'), Buffer.alloc(64));
   if (trajectory.evidence !== undefined)
     writeFileSync(join(dir, 'injection_evidence.json'), JSON.stringify(trajectory.evidence));
+  if (trajectory.setupWarnings !== undefined)
+    writeFileSync(
+      join(dir, 'setup_warnings.json'),
+      JSON.stringify({
+        version: 1,
+        warnings: trajectory.setupWarnings,
+        ...(trajectory.setupDownloads ? { downloads: trajectory.setupDownloads } : {}),
+      }),
+    );
   return dir;
 }
 
