@@ -12,19 +12,19 @@ import {
 } from './__fixtures__/local-desktop-fixture';
 import { guestRequest } from './local-guest-request';
 import { createLocalProvider } from './local-provider';
+import { localVscode } from './local-vscode';
 
 /**
  * VS Code on the local desktop, set up as OS-Harm's vs_code tasks do it (settings.json uploaded,
  * project files uploaded, `launch code <folder>`, `activate_window "Visual Studio Code"`), then
  * checked from outside: the active window's title, the theme on screen, extensions.
  */
-const vscodeBuild = '/usr/local/lib/osharm-vscode/.installed';
-const realVscode = '/usr/share/code/bin/code';
+const vscode = localVscode();
 const vscodeSkip: string | undefined =
   skipReason ??
-  (existsSync(vscodeBuild) || existsSync(realVscode)
-    ? undefined
-    : 'SKIPPED: no VS Code on this machine (bash scripts/install-vscode.sh installs the web build)');
+  (vscode.kind === 'stand-in'
+    ? `SKIPPED: no VS Code on this machine (${vscode.installCommand} installs the web build)`
+    : undefined);
 if (vscodeSkip !== undefined && skipReason === undefined) console.warn(vscodeSkip);
 
 // OS-Harm's own settings.json (JSON with comments), plus two settings whose effect shows from outside.
@@ -104,6 +104,21 @@ describe.skipIf(vscodeSkip !== undefined)('VS Code on the local desktop', () => 
       (await post(endpoint, '/setup/activate_window', { window_name: 'Visual Studio Code' }))
         .status,
     ).toBe(200);
+
+    // The workbench's UI is in the accessibility tree (the default observation): the window, the
+    // desktop's menu bar (File, Edit, …) and the project's files in the Explorer.
+    const xml = await waitFor(
+      async () => {
+        const tree = await guestRequest(endpoint, '/accessibility', { timeoutMs: 60_000 });
+        const text = (JSON.parse(tree.body.toString()) as { AT: string }).AT;
+        return text.includes('calculator.py') ? text : undefined;
+      },
+      30_000,
+      'the Explorer in the accessibility tree',
+    );
+    expect(xml).toMatch(/<frame [^>]*name="[^"]*project - osharm-probe - Visual Studio Code"/);
+    expect(xml).toMatch(/<menu-item [^>]*name="File"/);
+    expect(xml).toMatch(/<tree-item [^>]*name="calculator.py"/);
 
     // workbench.colorTheme "Solarized Light": its background (#FDF6E3, side bar #EEE8D5) fills
     // much of the screen once the workbench has painted.
