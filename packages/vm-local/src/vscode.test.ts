@@ -160,6 +160,31 @@ describe.skipIf(vscodeSkip !== undefined)('VS Code on the local desktop', () => 
     expect(await vscodeWindows(endpoint)).toHaveLength(1);
   });
 
+  it('typing into the editor and Ctrl+S (as vs_code postconfigs do) saves the file', async () => {
+    const typed = [
+      'import pyautogui, time',
+      // Into the editor of calculator.py (the active VS Code window), at the end of the file.
+      "pyautogui.hotkey('ctrl', 'end')",
+      "pyautogui.write('# saved by osharm', interval=0.01)",
+      'time.sleep(0.3)',
+    ].join('\n');
+    await post(endpoint, '/setup/activate_window', { window_name: 'Visual Studio Code' });
+    const result = await post(endpoint, '/execute', { command: ['python3', '-c', typed] });
+    expect(JSON.parse(result.body.toString())).toMatchObject({ returncode: 0 });
+    // upstream's postconfig: activate_window, then pyautogui.hotkey('ctrl', 's')
+    await post(endpoint, '/execute', {
+      command: ['python', '-c', "import pyautogui; pyautogui.hotkey('ctrl', 's');"],
+    });
+    await waitFor(
+      async () =>
+        (await sh(endpoint, 'cat /home/user/project/calculator.py')).output.includes(
+          '# saved by osharm',
+        ),
+      15_000,
+      'calculator.py saved with the typed line',
+    );
+  });
+
   it('an extension installs from a local .vsix and is listed', async () => {
     // A minimal .vsix: a zip with [Content_Types].xml and extension/package.json.
     const build = [
