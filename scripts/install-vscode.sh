@@ -84,14 +84,18 @@ if [ -x "$rg_root/linux-x64/rg" ]; then
   find "$rg_root" -mindepth 1 -maxdepth 1 ! -name linux-x64 -exec rm -rf {} +
 fi
 # Workbench configuration defaults (a task's own ~/.config/Code/User/settings.json still wins):
-# desktop VS Code's File/Edit/… menu bar instead of the web's hamburger menu, and no Chat view
-# (VS Code shows it since 2025, after the upstream VM image was made; it also doubles the time to
-# the first window here). The web configuration object is built in server-main.js; an unexpected
+# desktop VS Code's File/Edit/… menu bar instead of the web's hamburger menu, and no Chat view nor
+# its (then empty) secondary side bar (VS Code shows them since 2025, after the upstream VM image
+# was made; the Chat view also doubles the time to the first window here). The web configuration object is built in server-main.js; an unexpected
 # shape leaves it unpatched, with a warning.
 "$stage/node/bin/node" --input-type=module - "$server/lib/vscode/out/server-main.js" <<'EOF' >&2 ||
 import { readFileSync, writeFileSync } from 'node:fs';
 const file = process.argv[2];
-const defaults = { 'window.menuBarVisibility': 'classic', 'chat.disableAIFeatures': true };
+const defaults = {
+  'window.menuBarVisibility': 'classic',
+  'chat.disableAIFeatures': true,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+};
 const source = readFileSync(file, 'utf8');
 const anchor = /\{remoteAuthority:([A-Za-z_$][\w$]*),serverBasePath:/g;
 const matches = source.match(anchor) ?? [];

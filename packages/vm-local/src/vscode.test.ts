@@ -160,6 +160,21 @@ describe.skipIf(vscodeSkip !== undefined)('VS Code on the local desktop', () => 
     expect(await vscodeWindows(endpoint)).toHaveLength(1);
   });
 
+  it('the workbench watches the disk: a file created from a shell shows in the Explorer', async () => {
+    // (Files open in an editor reload the same way; the injection's VS Code vector relies on it.)
+    await sh(endpoint, 'echo "x = 1" > /home/user/project/added_later.py');
+    await waitFor(
+      async () => {
+        const tree = await guestRequest(endpoint, '/accessibility', { timeoutMs: 60_000 });
+        return /<tree-item [^>]*name="added_later.py"/.test(
+          (JSON.parse(tree.body.toString()) as { AT: string }).AT,
+        );
+      },
+      30_000,
+      'added_later.py in the Explorer',
+    );
+  });
+
   it('typing into the editor and Ctrl+S (as vs_code postconfigs do) saves the file', async () => {
     const typed = [
       'import pyautogui, time',
