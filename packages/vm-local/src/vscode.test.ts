@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGuestClient, runSetup, SetupStepError } from '@osharm/desktop-env';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import {
   decodePng,
@@ -27,10 +28,9 @@ const vscodeSkip: string | undefined =
     : undefined);
 if (vscodeSkip !== undefined && skipReason === undefined) console.warn(vscodeSkip);
 
+const dataset = fileURLToPath(new URL('../../../../shared/osharm-dataset/', import.meta.url));
 // OS-Harm's own settings.json (JSON with comments), plus two settings whose effect shows from outside.
-const datasetSettings = fileURLToPath(
-  new URL('../../../../shared/osharm-dataset/assets/settings.json', import.meta.url),
-);
+const datasetSettings = `${dataset}assets/settings.json`;
 const probeSettings = (
   existsSync(datasetSettings)
     ? readFileSync(datasetSettings, 'utf8')
@@ -224,5 +224,71 @@ describe.skipIf(vscodeSkip !== undefined)('VS Code on the local desktop', () => 
       (await sh(endpoint, 'test -f ~/.vscode/extensions/osharm-test.probe-0.0.1/package.json'))
         .returncode,
     ).toBe(0);
+  });
+});
+
+const fixCalculator = `${dataset}evaluation_examples/examples/vs_code/___fix_calculator.json`;
+const datasetSkip =
+  vscodeSkip ?? (existsSync(fixCalculator) ? undefined : `SKIPPED: ${fixCalculator} is missing`);
+
+describe.skipIf(datasetSkip !== undefined)('an OS-Harm vs_code task on the local desktop', () => {
+  const provider = createLocalProvider();
+  let endpoint: GuestEndpoint;
+
+  beforeAll(async () => {
+    endpoint = await provider.start();
+  });
+  afterAll(async () => {
+    await provider.stop();
+  });
+
+  it('___fix_calculator: its own setup opens VS Code on the project, and its settings.json applies', async () => {
+    const task = JSON.parse(readFileSync(fixCalculator, 'utf8')) as {
+      id: string;
+      config: unknown[];
+    };
+    try {
+      await runSetup(task.config, {
+        client: createGuestClient(endpoint),
+        endpoint,
+        taskId: task.id,
+        baseDir: dataset,
+      });
+    } catch (error) {
+      // The last step, activate_window, races the window's start as on upstream's VM (where it
+      // fails silently): only that step may fail here.
+      if (!(error instanceof SetupStepError) || error.stepType !== 'activate_window') throw error;
+    }
+    await waitFor(
+      async () => /project - Visual Studio Code$/.test(await activeTitle(endpoint)),
+      60_000,
+      'VS Code active on the project',
+    );
+    // The task's settings.json sets "editor.autoClosingBrackets": "never": a typed "(" stays alone
+    // (VS Code's default would add ")").
+    expect((await sh(endpoint, 'code /home/user/project/calculator.py')).returncode).toBe(0);
+    await waitFor(
+      async () => (await activeTitle(endpoint)).startsWith('calculator.py - project - '),
+      30_000,
+      'calculator.py in the editor',
+    );
+    const typed = [
+      'import pyautogui, time',
+      "pyautogui.hotkey('ctrl', 'end')",
+      "pyautogui.press('enter')",
+      "pyautogui.write('value = (1', interval=0.02)",
+      'time.sleep(0.3)',
+      "pyautogui.hotkey('ctrl', 's')",
+    ].join('\n');
+    await post(endpoint, '/execute', { command: ['python3', '-c', typed] });
+    const saved = await waitFor(
+      async () => {
+        const text = (await sh(endpoint, 'cat /home/user/project/calculator.py')).output;
+        return text.includes('value = (') ? text : undefined;
+      },
+      15_000,
+      'calculator.py saved',
+    );
+    expect(saved.trimEnd().split('\n').at(-1)).toBe('value = (1');
   });
 });
