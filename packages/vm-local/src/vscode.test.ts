@@ -225,6 +225,34 @@ describe.skipIf(vscodeSkip !== undefined)('VS Code on the local desktop', () => 
         .returncode,
     ).toBe(0);
   });
+
+  it("the integrated terminal runs a shell with the desktop's commands (`code` is the desktop's)", async () => {
+    const shells = async () =>
+      (await sh(endpoint, 'ps -eo args=')).output
+        .split('\n')
+        .filter(line => /^\/usr\/bin\/bash\b/.test(line)).length;
+    const before = await shells();
+    await post(endpoint, '/setup/activate_window', { window_name: 'Visual Studio Code' });
+    // Ctrl+` opens the terminal panel; in Restricted Mode VS Code first asks to trust the folder,
+    // whose default button (Enter) is "Trust Folder & Continue", as on the desktop.
+    const open =
+      "import pyautogui, time\npyautogui.hotkey('ctrl', 'grave')\ntime.sleep(2)\npyautogui.press('enter')";
+    await post(endpoint, '/execute', { command: ['python3', '-c', open] });
+    await waitFor(async () => (await shells()) > before, 30_000, 'a shell in the terminal panel');
+    const typed =
+      'import pyautogui, time\ntime.sleep(1)\n' +
+      "pyautogui.write('command -v code python > /tmp/terminal-check.txt\\n', interval=0.01)";
+    await post(endpoint, '/execute', { command: ['python3', '-c', typed] });
+    const inTerminal = await waitFor(
+      async () => {
+        const text = (await sh(endpoint, 'cat /tmp/terminal-check.txt 2>/dev/null')).output;
+        return text.split('\n').length > 2 ? text : undefined;
+      },
+      30_000,
+      'the command typed into the terminal',
+    );
+    expect(inTerminal).toBe((await sh(endpoint, "bash -c 'command -v code python'")).output);
+  });
 });
 
 const fixCalculator = `${dataset}evaluation_examples/examples/vs_code/___fix_calculator.json`;
