@@ -4,6 +4,8 @@
 #   - pnpm (the version pinned in package.json "packageManager"), into the same prefix,
 #   - the workspace dependencies (pnpm install --frozen-lockfile), then `turbo run build`.
 #   - the Debian packages of the local sandboxed desktop (scripts/install-desktop.sh; needs root),
+#   - VS Code for that desktop (scripts/install-vscode.sh: code-server from npm, ~2 min, ~700 MB;
+#     OSHARM_SKIP_VSCODE=1 skips it),
 # Idempotent: a second run only re-checks and rebuilds what changed (turbo cache).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,4 +42,6 @@ else
   pnpm install --reporter=append-only >&2
 fi
 pnpm exec turbo run build --output-logs=errors-only >&2
+# VS Code (web build) for the local desktop; without it `code` falls back to a text editor.
+bash scripts/install-vscode.sh || echo "setup: VS Code was not installed (see above); the desktop's code command falls back to a text editor" >&2
 echo "setup: done. Run ./osharm --help" >&2

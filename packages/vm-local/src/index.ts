@@ -6,6 +6,8 @@ export type { LocalProviderSettings } from './local-provider';
 export type { SudoAttempt } from './local-sandbox';
 export { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
 export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './local-requirements';
+export { localVscode, vscodeWebBuildDir } from './local-vscode';
+export type { LocalVscode } from './local-vscode';
 
 // guest server (also the `osharm-guest-server` bin)
 export { createGuestServer } from './guest-server';
