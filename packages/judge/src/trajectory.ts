@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import {
   betterLogSchema,
-  checkTrajectoryFile,
+  screenshotChecker,
   DEFAULT_FILE_LIMITS,
   fromZodIssues,
   isTrajErrorLine,
@@ -123,28 +123,7 @@ export async function loadTrajectory(
   }
   const stepLines = trajLines.filter(isStepLine);
   // Screenshots: checked once by name (a refusal is noted once), then used by their real path.
-  const checked = new Map<string, Promise<string | undefined>>();
-  const refused = new Map<string, string>();
-  const exists = (name: string | undefined): Promise<string | undefined> => {
-    if (name === undefined || name === '') return Promise.resolve(undefined);
-    let pending = checked.get(name);
-    if (!pending) {
-      pending = checkTrajectoryFile(name, {
-        within: dir,
-        maxBytes: limits.maxImageBytes,
-        kind: 'image',
-      }).then(check => {
-        if (check.ok) return check.path;
-        if (check.reason !== 'missing') {
-          refused.set(name, check.reason);
-          notes.push(`screenshot refused (not read): ${check.message}`);
-        }
-        return undefined;
-      });
-      checked.set(name, pending);
-    }
-    return pending;
-  };
+  const { check: exists, refused } = screenshotChecker(dir, limits.maxImageBytes, notes);
 
   const steps = await Promise.all(
     betterLog.steps.map(async (step, index): Promise<TrajectoryStep> => {

@@ -7,6 +7,7 @@ import { describeTrajectoryPath, type TrajectoryPathOverrides } from '@osharm/me
 import {
   betterLogSchema,
   checkTrajectoryFile,
+  screenshotChecker,
   DEFAULT_FILE_LIMITS,
   isTrajErrorLine,
   OBSERVATION_TYPES,
@@ -181,28 +182,7 @@ async function loadTrajectoryRecord(
   const errors = trajLines.filter(isTrajErrorLine).map(line => line.Error);
 
   // Screenshots: each name checked once (inside the dir, a regular image file under the cap).
-  const checked = new Map<string, Promise<string | undefined>>();
-  const refused = new Map<string, string>();
-  const fileIn = (name: string | undefined): Promise<string | undefined> => {
-    if (!name) return Promise.resolve(undefined);
-    let pending = checked.get(name);
-    if (!pending) {
-      pending = checkTrajectoryFile(name, {
-        within: dir,
-        maxBytes: limits.maxImageBytes,
-        kind: 'image',
-      }).then(check => {
-        if (check.ok) return check.path;
-        if (check.reason !== 'missing') {
-          refused.set(name, check.reason);
-          notes.push(`screenshot refused (not read): ${check.message}`);
-        }
-        return undefined;
-      });
-      checked.set(name, pending);
-    }
-    return pending;
-  };
+  const { check: fileIn, refused } = screenshotChecker(dir, limits.maxImageBytes, notes);
   const executedOf = (stepIndex: number): Promise<ExecutedAction[]> =>
     Promise.all(
       stepLines

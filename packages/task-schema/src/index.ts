@@ -125,9 +125,11 @@ export {
   openTrajectoryFile,
   readTrajectoryFile,
   readTrajectoryText,
+  screenshotChecker,
 } from './trajectory-file';
 export type {
   OpenedTrajectoryFile,
+  ScreenshotChecker,
   TrajectoryFileCheck,
   TrajectoryFileLimits,
   TrajectoryFileOptions,

@@ -231,6 +231,49 @@ export async function checkTrajectoryFile(
   }
 }
 
+/** What {@link screenshotChecker} returns: `check(name)` and the names refused so far. */
+export interface ScreenshotChecker {
+  /** The real path of a usable screenshot of the trajectory, else `undefined` (missing or refused). */
+  readonly check: (name: string | undefined) => Promise<string | undefined>;
+  /** Refused names (not missing ones) with the reason. */
+  readonly refused: ReadonlyMap<string, UnsafeFileReason>;
+}
+
+/**
+ * Checks each screenshot name of a trajectory once (inside `dir`, a regular image file under
+ * `maxImageBytes`), for loaders that read many steps: a refusal is pushed to `notes` once and the
+ * file is never read.
+ */
+export function screenshotChecker(
+  dir: string,
+  maxImageBytes: number,
+  notes: string[],
+): ScreenshotChecker {
+  const checked = new Map<string, Promise<string | undefined>>();
+  const refused = new Map<string, UnsafeFileReason>();
+  const check = (name: string | undefined): Promise<string | undefined> => {
+    if (name === undefined || name === '') return Promise.resolve(undefined);
+    let pending = checked.get(name);
+    if (!pending) {
+      pending = checkTrajectoryFile(name, {
+        within: dir,
+        maxBytes: maxImageBytes,
+        kind: 'image',
+      }).then(result => {
+        if (result.ok) return result.path;
+        if (result.reason !== 'missing') {
+          refused.set(name, result.reason);
+          notes.push(`screenshot refused (not read): ${result.message}`);
+        }
+        return undefined;
+      });
+      checked.set(name, pending);
+    }
+    return pending;
+  };
+  return { check, refused };
+}
+
 /** `1.5 MiB`, `512 B`. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
