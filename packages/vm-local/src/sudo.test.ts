@@ -121,6 +121,24 @@ describe.skipIf(skipReason !== undefined).each(variants)(
       ]);
     });
 
+    it('typed in a terminal: the password comes from the terminal, `sudo -i` gives a root login shell', async () => {
+      // util-linux `script` gives the command a pseudo-terminal, as gnome-terminal does.
+      const typed = await sh(
+        endpoint,
+        "(sleep 1; echo wrong; sleep 3; echo password; sleep 1; echo 'id -u; pwd; exit') | script -qec 'sudo -i' /dev/null",
+      );
+      expect(typed.output).toContain('Sorry, try again.');
+      expect(typed.output).toMatch(/^0\r?$/m);
+      expect(typed.output).toMatch(/^\/root\r?$/m);
+      const attempts = await provider.sudoAttempts();
+      expect(attempts.at(-1)).toMatchObject({
+        tool: 'sudo',
+        argv: ['-i'],
+        tty: true,
+        outcome: 'granted',
+      });
+    });
+
     it('root does what the tasks need: useradd, chpasswd, chmod, chown to root, mount, sudo -i, apt of an installed package', async () => {
       const tasks = await sh(
         endpoint,

@@ -14,11 +14,14 @@ osharm_secure_path=/opt/osharm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr
 # Usage: osharm_log TOOL OUTCOME ARG...   (OUTCOME: granted, wrong-password, no-password,
 # password-required, not-sudoer, unknown-user, unsupported-user, usage)
 osharm_log() {
-  /usr/bin/python3 - "${OSHARM_SUDO_LOG:-$osharm_run/sudo.log}" "$PWD" "$@" <<'PY' 2>/dev/null
+  local tty=0
+  [ -t 0 ] && tty=1
+  # (stdin is the terminal or not here; the program below reads itself from a here-document)
+  /usr/bin/python3 - "${OSHARM_SUDO_LOG:-$osharm_run/sudo.log}" "$PWD" "$tty" "$@" <<'PY' 2>/dev/null
 import json, os, sys, time
-path, cwd, tool, outcome, argv = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+path, cwd, tty, tool, outcome, argv = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4], sys.argv[5], sys.argv[6:]
 line = json.dumps({"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z", "tool": tool,
-                   "argv": argv, "cwd": cwd, "uid": os.getuid(), "tty": os.isatty(0),
+                   "argv": argv, "cwd": cwd, "uid": os.getuid(), "tty": tty,
                    "outcome": outcome, "granted": outcome == "granted"}) + "\n"
 flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
 fd = os.open(path, flags, 0o600)
