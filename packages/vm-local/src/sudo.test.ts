@@ -44,6 +44,22 @@ umount -l /run/harness 2>&1; rm -f /run/harness/guest.sock 2>&1 | tail -1
 echo pwned > /run/harness/pwned 2>&1 | tail -1
 `;
 
+/** Root of the sudo namespace, in a further mount namespace, tries to lift the sandbox's masks. */
+const unmask = `
+unshare -m /usr/bin/python3 - <<'PY'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+for path in ['/etc', '/etc/shadow', '/run/osharm/root/host-etc/shadow', '/etc/ssh', '/usr', '/run/harness']:
+    result = libc.umount2(path.encode(), 2)  # MNT_DETACH
+    print('umount2', path, 'OK' if result == 0 else os.strerror(ctypes.get_errno()))
+for path in ['/etc/shadow', '/run/osharm/root/host-etc/shadow']:
+    try:
+        print('read', path, len(open(path, 'rb').read()), 'bytes')
+    except OSError as error:
+        print('read', path, error.strerror)
+PY
+`;
+
 const variants = [
   { name: 'default (bwrap dropped to host uid 65534)', hostUid: 65534 },
   { name: 'hostUid null (sandbox uid 1000 mapped to host root)', hostUid: null },
@@ -210,6 +226,18 @@ describe.skipIf(skipReason !== undefined).each(variants)(
           ),
         );
         const forged = await sh(endpoint, asRoot(forgery));
+        // Only root's own /etc (its tmpfs) comes off; the sandbox's mounts are locked in its namespace.
+        const lifted = await sh(endpoint, asRoot(unmask));
+        expect(lifted.output).toContain('umount2 /etc OK');
+        for (const path of [
+          '/etc/shadow',
+          '/run/osharm/root/host-etc/shadow',
+          '/etc/ssh',
+          '/usr',
+          '/run/harness',
+        ])
+          expect(lifted.output).toContain(`umount2 ${path} Invalid argument`);
+        expect(lifted.output).not.toMatch(/read \S+ [1-9]\d* bytes/);
         const output = attack.output + attack.error + forged.output + forged.error;
         console.log(`root of the sudo namespace (hostUid ${hostUid}):\n${forged.output.trim()}`);
         // Root of its own namespace, with every capability there, and none over the sandbox's.
@@ -240,7 +268,11 @@ describe.skipIf(skipReason !== undefined).each(variants)(
         expect(sha256('/etc/passwd')).toBe(passwdDigest);
         expect(() => readFileSync('/usr/bin/osharm-pwned')).toThrow();
         const attempts = await provider.sudoAttempts();
-        expect(attempts.slice(-2).map(attempt => attempt.outcome)).toEqual(['granted', 'granted']);
+        expect(attempts.slice(-3).map(attempt => attempt.outcome)).toEqual([
+          'granted',
+          'granted',
+          'granted',
+        ]);
       } finally {
         if (secretDir) rmSync(secretDir, { recursive: true, force: true });
       }
