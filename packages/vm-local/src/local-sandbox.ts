@@ -20,7 +20,7 @@ import { createStateDir, reapStaleStateDirs } from './sandbox-state';
 const bridgedPorts = { cdp: 9222, vlc: 8080 } as const;
 
 /** The outcomes the sudo / su stand-ins write (anything else reads back as `unknown`). */
-const sudoOutcomes: ReadonlySet<string> = new Set([
+const sudoOutcomeNames = [
   'granted',
   'wrong-password',
   'no-password',
@@ -29,7 +29,8 @@ const sudoOutcomes: ReadonlySet<string> = new Set([
   'unknown-user',
   'unsupported-user',
   'usage',
-]);
+] as const;
+const sudoOutcomes: ReadonlySet<string> = new Set(sudoOutcomeNames);
 
 /** The largest sudo log the host reads back. */
 const sudoLogCapBytes = 1024 * 1024;
@@ -57,8 +58,7 @@ export interface SandboxOptions {
 }
 
 /** How a `sudo` / `su` invocation ended (the stand-ins' record; see docs "sudo"). */
-export type SudoOutcome =
-  'granted' | 'wrong-password' | 'no-password' | 'password-required' | 'unknown-user' | 'usage';
+export type SudoOutcome = (typeof sudoOutcomeNames)[number];
 
 /** One invocation of `sudo` or `su` inside a sandbox, as the stand-ins record it. */
 export interface SudoAttempt {

@@ -71,12 +71,13 @@ osharm_read_password() {
 
 # The pid of the process holding the root namespaces, started on first use.
 osharm_root_holder() {
-  local pidfile="$osharm_root_dir/holder.pid" pid ready
+  local pidfile="$osharm_root_dir/holder.pid" pid ns ready state
   mkdir -p -m 700 "$osharm_root_dir" || return 1
   exec 9>"$osharm_root_dir/lock" && flock 9 || return 1
-  pid="$(cat "$pidfile" 2>/dev/null)"
-  if [ -n "$pid" ] && [ -r "/proc/$pid/ns/user" ] &&
-    [ "$(readlink "/proc/$pid/ns/user")" != "$(readlink /proc/self/ns/user)" ]; then
+  # The holder is known by its pid and its namespace (a reused pid does not match).
+  read -r pid ns _ 2>/dev/null <"$pidfile"
+  if [ -n "$pid" ] && [ -n "$ns" ] && [ "$(readlink "/proc/$pid/ns/user" 2>/dev/null)" = "$ns" ] &&
+    [ "$ns" != "$(readlink /proc/self/ns/user)" ]; then
     exec 9>&-
     echo "$pid"
     return 0
@@ -87,7 +88,7 @@ osharm_root_holder() {
     /bin/bash "$osharm_lib/root-ns.sh" "$ready" </dev/null >/dev/null 2>"$osharm_root_dir/setup.log" 9>&- &
   pid=$!
   exec 8<>"$ready"
-  if ! read -r -t 20 _ <&8; then
+  if ! read -r -t 20 state <&8 || [ "$state" != ready ]; then
     exec 8<&-
     rm -f "$ready"
     kill -9 "$pid" 2>/dev/null
@@ -96,7 +97,7 @@ osharm_root_holder() {
   fi
   exec 8<&-
   rm -f "$ready"
-  echo "$pid" >"$pidfile"
+  echo "$pid $(readlink "/proc/$pid/ns/user")" >"$pidfile"
   exec 9>&-
   echo "$pid"
 }

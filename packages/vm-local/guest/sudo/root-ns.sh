@@ -5,6 +5,7 @@
 # Usage: root-ns.sh READY_FIFO
 set -eu
 umask 022
+trap 'echo "failed at line $LINENO" >"$1"' ERR
 root_dir=/run/osharm/root
 stash="$root_dir/host-etc"
 mkdir -p "$stash"
