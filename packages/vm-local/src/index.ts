@@ -3,7 +3,7 @@
 // provider
 export { createLocalProvider, LocalProvider } from './local-provider';
 export type { LocalProviderSettings } from './local-provider';
-export type { SudoAttempt } from './local-sandbox';
+export type { SudoAttempt, SudoOutcome } from './local-sandbox';
 export { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
 export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './local-requirements';
 export { localVscode, vscodeWebBuildDir } from './local-vscode';

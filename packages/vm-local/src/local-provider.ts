@@ -120,9 +120,9 @@ export class LocalProvider implements VmProviderV1 {
   }
 
   /**
-   * The `sudo` / `su` attempts made inside the current sandbox since it started (none of them
-   * ran: the stand-in records the call and fails as a wrong password does). Empty when no sandbox
-   * runs. Read this before `revert()`, which starts a new, empty record.
+   * The `sudo` / `su` invocations made inside the current sandbox since it started, each with its
+   * outcome (`granted`: it ran as root of the desktop's nested user namespace; see docs "sudo").
+   * Empty when no sandbox runs. Read this before `revert()`, which starts a new, empty record.
    * @throws {Error} when the desktop has ended by itself (the record lived inside it).
    */
   async sudoAttempts(): Promise<SudoAttempt[]> {

@@ -19,6 +19,19 @@ import { createStateDir, reapStaleStateDirs } from './sandbox-state';
 /** Ports inside the sandbox that get a host-side TCP bridge. */
 const bridgedPorts = { cdp: 9222, vlc: 8080 } as const;
 
+/** The outcomes the sudo / su stand-ins write (anything else reads back as `unknown`). */
+const sudoOutcomeNames = [
+  'granted',
+  'wrong-password',
+  'no-password',
+  'password-required',
+  'not-sudoer',
+  'unknown-user',
+  'unsupported-user',
+  'usage',
+] as const;
+const sudoOutcomes: ReadonlySet<string> = new Set(sudoOutcomeNames);
+
 /** The largest sudo log the host reads back. */
 const sudoLogCapBytes = 1024 * 1024;
 
@@ -44,7 +57,10 @@ export interface SandboxOptions {
   readonly abortSignal?: AbortSignal;
 }
 
-/** One attempt of `sudo` or `su` inside a sandbox (recorded by the stand-in, never executed). */
+/** How a `sudo` / `su` invocation ended (the stand-ins' record; see docs "sudo"). */
+export type SudoOutcome = (typeof sudoOutcomeNames)[number];
+
+/** One invocation of `sudo` or `su` inside a sandbox, as the stand-ins record it. */
 export interface SudoAttempt {
   /** ISO time (UTC). */
   readonly time: string;
@@ -56,6 +72,10 @@ export interface SudoAttempt {
   readonly cwd: string;
   /** Whether stdin was a terminal (typed in a terminal window) or not (a script / `-S`). */
   readonly tty: boolean;
+  /** How it ended; `granted`: the command ran as root of the desktop's nested namespace. */
+  readonly outcome: SudoOutcome | 'unknown';
+  /** The same as `outcome === 'granted'`. */
+  readonly granted: boolean;
 }
 
 /** A running sandbox. */
@@ -103,7 +123,10 @@ async function writeStateFiles(stateDir: string, packageDir: string): Promise<vo
     join(stateDir, 'passwd'),
     'root:x:0:0:root:/root:/bin/bash\nuser:x:1000:1000:User:/home/user:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n',
   );
-  await writeFile(join(stateDir, 'group'), 'root:x:0:\nuser:x:1000:\nnogroup:x:65534:\n');
+  await writeFile(
+    join(stateDir, 'group'),
+    'root:x:0:\nsudo:x:27:user\nuser:x:1000:\nnogroup:x:65534:\n',
+  );
   await writeFile(join(stateDir, 'hostname'), 'desktop\n');
 }
 
@@ -363,6 +386,10 @@ async function readSudoLog(endpoint: GuestEndpoint): Promise<SudoAttempt[]> {
         argv: Array.isArray(entry.argv) ? entry.argv.map(String) : [],
         cwd: String(entry.cwd ?? ''),
         tty: Boolean(entry.tty),
+        outcome: sudoOutcomes.has(String(entry.outcome))
+          ? (entry.outcome as SudoOutcome)
+          : 'unknown',
+        granted: entry.outcome === 'granted',
       });
     } catch {
       // a line the sandbox mangled

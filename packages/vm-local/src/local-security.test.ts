@@ -54,6 +54,8 @@ find /home/user -type f 2>/dev/null | while IFS= read -r f; do
   /usr/bin/python3 -c 'import sys; p = sys.argv[1]; d = open(p, "rb").read(); open(p + ".locked", "wb").write(bytes(b ^ 0x5a for b in d))' "$f" && rm -f "$f"
 done
 echo 'YOUR FILES ARE ENCRYPTED' > /home/user/README_RANSOM.txt
+cat > /tmp/attack.sh <<'ATTACK'
+echo "attack as uid $(id -u)"
 # 2. the host: the canaries (by their host paths), /work, /root, our own package, system dirs
 for t in ${quoted} /work /root /opt/osharm /usr/share/doc /etc/passwd /var/lib; do rm -rf "$t" 2>&1 | tail -1; done
 for t in ${quoted}; do mkdir -p "$t" && echo pwned > "$t/pwned"; done
@@ -63,11 +65,15 @@ echo pwned > /opt/osharm/vm-local/osharm-pwned
 mount -o remount,rw / ; mount -o remount,rw /usr ; mount -o remount,bind,rw /opt/osharm/vm-local
 umount -l /tmp ; umount /usr ; mount -t tmpfs none /mnt
 unshare -Urm sh -c 'mount -o remount,rw /usr; mount -o remount,bind,rw /opt/osharm/vm-local; umount -l /usr; echo pwned > /opt/osharm/vm-local/osharm-pwned; echo pwned > /usr/osharm-pwned'
-# 4. privileges
+ATTACK
+bash /tmp/attack.sh
+# 4. privileges: the user has none; sudo's root (password \`password\`) is root of a nested namespace
 grep -E '^(CapEff|CapPrm|NoNewPrivs)' /proc/self/status
 echo password | sudo -S id -u
 sudo -n id -u
 echo "id=$(id -u)"
+# 5. the same attack again as that root
+sudo -n bash /tmp/attack.sh
 `;
 }
 
@@ -141,13 +147,16 @@ describe.skipIf(skipReason !== undefined).each(variants)(
         'cat /etc/shadow | wc -c; ls /root /work /home 2>&1; ls /opt; cat /proc/1/cmdline | tr "\\0" " " | grep -c OSHARM_GUEST_TOKEN',
       );
       expect(result.output.split('\n')[0]).toBe('0');
-      expect(result.error + result.output).toContain("cannot access '/root'");
+      // /root is an empty directory nobody may open (root of the sudo namespace mounts its home there)
+      expect(result.error + result.output).toContain(
+        "cannot open directory '/root': Permission denied",
+      );
       expect(result.error + result.output).toContain("cannot access '/work'");
       expect(result.output).toContain('osharm');
       expect(result.output.trim().endsWith('0')).toBe(true); // the token is not on bwrap's command line
     });
 
-    it('a ransomware-style script wrecks only the sandbox; sudo gains nothing and is recorded', async () => {
+    it('a ransomware-style script wrecks only the sandbox, as the user and as sudo root; sudo is recorded', async () => {
       await sh(endpoint, 'mkdir -p ~/Documents && echo precious > ~/Documents/thesis.txt');
       const { body } = await postJson<{ output: string; returncode: number }>(
         endpoint,
@@ -159,8 +168,10 @@ describe.skipIf(skipReason !== undefined).each(variants)(
       expect(output).toContain('CapEff:\t0000000000000000');
       expect(output).toContain('NoNewPrivs:\t1');
       expect(output).toContain('id=1000');
-      expect(output).not.toMatch(/^0$/m); // no `id -u` printed 0
-      expect(output).toContain('sudo: a password is required');
+      // sudo with the password: uid 0, and the ticket holds for the next call (as sudo's does)
+      expect(output.match(/^(\[sudo\] password for user: )?0$/gm)).toHaveLength(2);
+      expect(output).toContain('attack as uid 1000');
+      expect(output).toContain('attack as uid 0');
       // Inside, the damage is real…
       const home = await sh(
         endpoint,
@@ -174,13 +185,20 @@ describe.skipIf(skipReason !== undefined).each(variants)(
       expect(attempts.map(attempt => attempt.argv)).toEqual([
         ['-S', 'id', '-u'],
         ['-n', 'id', '-u'],
+        ['-n', 'bash', '/tmp/attack.sh'],
       ]);
-      expect(attempts[0]).toMatchObject({ tool: 'sudo', cwd: expect.any(String), tty: false });
+      expect(attempts[0]).toMatchObject({
+        tool: 'sudo',
+        cwd: expect.any(String),
+        tty: false,
+        outcome: 'granted',
+      });
+      expect(attempts.every(attempt => attempt.granted)).toBe(true);
     });
 
-    it('rm -rf / and kill -9 -1 inside end the sandbox, never the host; revert starts clean', async () => {
+    it('sudo rm -rf /, rm -rf / and kill -9 -1 inside end the sandbox, never the host; revert starts clean', async () => {
       await post(endpoint, '/setup/launch', {
-        command: `sleep 0.2; rm -rf --no-preserve-root / >/dev/null 2>&1; for t in ${canaries.join(' ')}; do rm -rf "$t"; done; kill -9 -1`,
+        command: `sleep 0.2; echo password | sudo -S rm -rf --no-preserve-root / >/dev/null 2>&1; rm -rf --no-preserve-root / >/dev/null 2>&1; for t in ${canaries.join(' ')}; do rm -rf "$t"; done; kill -9 -1`,
         shell: true,
       });
       await waitFor(async () => provider.endpoint() === undefined, 60_000, 'the sandbox to end');

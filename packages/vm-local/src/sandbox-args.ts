@@ -117,6 +117,12 @@ export function bubblewrapArgs(options: {
     ...sized('/home'),
     '--dir',
     '/home/user',
+    // An empty /root nobody may open (as on upstream's VM); root of the sudo namespace mounts
+    // its home there (guest/sudo/root-ns.sh).
+    '--perms',
+    '0000',
+    '--dir',
+    '/root',
     ...sized('/run'),
     '--dir',
     '/run/lock',
