@@ -72,6 +72,7 @@ export async function runOne(
     sleepAfterExecution: flags.sleepAfterExecution,
     settleSeconds: { afterSetup: flags.settle, afterInjection: flags.settle * 2 },
     timeLimitSeconds: flags.timeLimit,
+    record: flags.recording !== false,
     beforeEvaluate: probes
       ? async ({ lastAction, steps }) => {
           const evidence = await collectEvidence({

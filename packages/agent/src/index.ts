@@ -92,6 +92,8 @@ export { VERSION } from './version';
 // the run loop
 export { runTask } from './run-task';
 export type { RunInjection, RunTaskEvent, RunTaskOptions, RunTaskResult } from './run-task';
-export type { RunEnvironment, RunObservation } from './run-environment';
+export type { ObservationQuality, RunEnvironment, RunObservation } from './run-environment';
+export { isDegraded } from './run-environment';
 export { actionTimestamp, TrajectoryWriter } from './trajectory-writer';
+export type { ObservationCounts } from './trajectory-writer';
 export { assembleRecording } from './recording';

@@ -75,6 +75,8 @@ export interface RunTaskResult {
   /** Why the run failed (also appended to traj.jsonl as an Error line). */
   readonly error?: string;
   readonly recording: 'guest' | 'assembled' | 'none';
+  /** Observations the agent got that were cut, missing a tree or late (see better_log `observations`). */
+  readonly degradedObservations: number;
 }
 
 class TimeLimitError extends Error {
@@ -148,6 +150,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
         screenshotFile: lastScreenshot,
         response: prediction.response,
         actions,
+        observation: observation.quality,
       });
       stepsDone.push({ response: prediction.response, actions });
       for (const action of actions) {
@@ -170,6 +173,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
           info: result.info,
           screenshotFile: file,
           execution: result.execution,
+          observation: observation.quality,
         });
         if (result.done) {
           done = true;
@@ -185,7 +189,14 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     const evaluation = await env.evaluate({ abortSignal: signal });
     await writer.writeResult(evaluation.score);
     options.onEvent?.({ type: 'run-end', score: evaluation.score });
-    return { score: evaluation.score, steps: stepsDone.length, done, lastAction, recording };
+    return {
+      score: evaluation.score,
+      steps: stepsDone.length,
+      done,
+      lastAction,
+      recording,
+      degradedObservations: writer.observationCounts.degraded_observations,
+    };
   } catch (error) {
     const timedOut = limit.signal.aborted && !options.abortSignal?.aborted;
     const message = timedOut
@@ -199,7 +210,15 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     await writer.addError(message);
     options.onEvent?.({ type: 'run-end', score: null, error: message });
     if (options.abortSignal?.aborted) throw error;
-    return { score: null, steps: stepsDone.length, done, lastAction, error: message, recording };
+    return {
+      score: null,
+      steps: stepsDone.length,
+      done,
+      lastAction,
+      error: message,
+      recording,
+      degradedObservations: writer.observationCounts.degraded_observations,
+    };
   } finally {
     clearTimeout(timer);
   }
