@@ -31,7 +31,11 @@ export interface RunFlags extends AssetFlags {
   inject?: boolean;
   resultDir: string;
   provider: 'local' | 'vmware';
-  numEnvs: number;
+  /** Absent: the local provider's suggestion for this machine (1 for vmware). */
+  numEnvs?: number;
+  /** `--no-recording` sets false. */
+  recording?: boolean;
+  recordingFps?: number;
   task?: string[];
   limit?: number;
   timeLimit: number;

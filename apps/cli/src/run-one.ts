@@ -84,6 +84,7 @@ export async function runOne(
     settleSeconds: { afterSetup: flags.settle, afterInjection: flags.settle * 2 },
     timeLimitSeconds: flags.timeLimit,
     redact: redactor(context.io.env),
+    record: flags.recording !== false,
     beforeEvaluate: probes
       ? async ({ lastAction, steps }) => {
           const evidence = await collectEvidence({

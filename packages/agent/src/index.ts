@@ -94,11 +94,14 @@ export { VERSION } from './version';
 export { runTask } from './run-task';
 export type { RunInjection, RunTaskEvent, RunTaskOptions, RunTaskResult } from './run-task';
 export type {
+  ObservationQuality,
   RunEnvironment,
   RunObservation,
   RunSetupDownload,
   RunSetupOutcome,
   RunSetupWarning,
 } from './run-environment';
+export { isDegraded } from './run-environment';
 export { actionTimestamp, TrajectoryWriter } from './trajectory-writer';
+export type { ObservationCounts } from './trajectory-writer';
 export { assembleRecording } from './recording';

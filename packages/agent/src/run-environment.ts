@@ -22,10 +22,32 @@ export interface RunSetupOutcome {
   readonly downloads?: readonly RunSetupDownload[];
 }
 
+/**
+ * Whether an observation is complete (osharm's; recorded beside upstream's keys). `truncated`: the
+ * guest cut the accessibility walk at its deadline; `failed`: no tree came back; `late`: the
+ * observation took longer than the environment's budget for one.
+ */
+export interface ObservationQuality {
+  readonly a11yTree: 'complete' | 'truncated' | 'failed' | 'not_requested';
+  /** Wall-clock time of the observation in ms. */
+  readonly ms: number;
+  readonly late: boolean;
+}
+
 /** An observation as the environment returns it. */
 export interface RunObservation {
   readonly screenshot: Uint8Array;
   readonly accessibilityTree: string | null;
+  /** How complete it is; absent when the environment does not say. */
+  readonly quality?: ObservationQuality;
+}
+
+/** An observation the agent may not have seen whole (a cut or missing tree, or a late one). */
+export function isDegraded(quality: ObservationQuality | undefined): boolean {
+  return (
+    quality !== undefined &&
+    (quality.late || quality.a11yTree === 'truncated' || quality.a11yTree === 'failed')
+  );
 }
 
 /**

@@ -12,14 +12,21 @@ import {
   type TaskConfig,
 } from '@osharm/task-schema';
 import { createRefusingAgent, createReplayAgent } from './offline-agents';
-import type { RunEnvironment, RunObservation } from './run-environment';
+import type { ObservationQuality, RunEnvironment, RunObservation } from './run-environment';
 import { runTask } from './run-task';
 
 /**
  * A scripted environment: the unit under test here is the run loop and the files it writes. The
  * real environment (vm-local's sandboxed desktop) is exercised end to end by apps/cli's run tests.
  */
-function scriptedEnvironment(options: { failOnStep?: number; slowStepMs?: number } = {}) {
+function scriptedEnvironment(
+  options: {
+    failOnStep?: number;
+    slowStepMs?: number;
+    /** The quality of observation n (1-based), when the environment reports one. */
+    quality?: (frame: number) => ObservationQuality | undefined;
+  } = {},
+) {
   const calls: string[] = [];
   let frame = 0;
   const observation = async (): Promise<RunObservation> => {
@@ -29,7 +36,8 @@ function scriptedEnvironment(options: { failOnStep?: number; slowStepMs?: number
     })
       .png()
       .toBuffer();
-    return { screenshot, accessibilityTree: null };
+    const quality = options.quality?.(frame);
+    return { screenshot, accessibilityTree: null, ...(quality ? { quality } : {}) };
   };
   let steps = 0;
   const actions: Action[] = [];
@@ -85,6 +93,79 @@ afterAll(() => rm(tmp, { recursive: true, force: true }));
 const settle = { afterSetup: 0, afterInjection: 0 };
 
 describe('runTask', () => {
+  it('marks each step with its observation quality and counts the degraded ones', async () => {
+    // Observations: 1 (reset), 2 (settled, seen by step 1), 3 (after step 1's action, seen by
+    // step 2), 4 (after step 2's action, seen by step 3), 5 (after DONE).
+    const qualities: Record<number, ObservationQuality> = {
+      2: { a11yTree: 'complete', ms: 120.4, late: false },
+      3: { a11yTree: 'truncated', ms: 10_050, late: false },
+      4: { a11yTree: 'failed', ms: 20_000, late: true },
+      5: { a11yTree: 'complete', ms: 90, late: false },
+    };
+    const { env } = scriptedEnvironment({ quality: frame => qualities[frame] });
+    const dir = join(tmp, 'quality');
+    const agent = createReplayAgent({
+      responses: [
+        '```python\npyautogui.click(1, 2)\n```',
+        '```python\npyautogui.click(3, 4)\n```',
+        '```\nDONE\n```',
+      ],
+    });
+    const result = await runTask({
+      env,
+      agent,
+      task,
+      domain: 'os',
+      resultDir: dir,
+      settleSeconds: settle,
+      record: false,
+    });
+    expect(result.degradedObservations).toBe(2);
+    const log = JSON.parse(await readFile(join(dir, 'better_log.json'), 'utf8')) as {
+      steps: { observation?: unknown; screenshot_file: string }[];
+      observations: unknown;
+    };
+    // Upstream's keys stay; the quality sits beside them.
+    expect(betterLogSchema.parse(log).steps).toHaveLength(3);
+    expect(log.steps.map(step => step.observation)).toEqual([
+      { a11y_tree: 'complete', ms: 120, late: false },
+      { a11y_tree: 'truncated', ms: 10050, late: false },
+      { a11y_tree: 'failed', ms: 20000, late: true },
+    ]);
+    expect(log.observations).toEqual({
+      observations: 3,
+      degraded_observations: 2,
+      truncated_a11y_trees: 1,
+      failed_a11y_trees: 1,
+      late_observations: 1,
+    });
+    const { lines } = parseTrajJsonl(await readFile(join(dir, 'traj.jsonl'), 'utf8'), {
+      file: 'traj.jsonl',
+    });
+    expect(lines.map(line => (line as { observation?: unknown }).observation)).toEqual([
+      { a11y_tree: 'truncated', ms: 10050, late: false },
+      { a11y_tree: 'failed', ms: 20000, late: true },
+      { a11y_tree: 'complete', ms: 90, late: false },
+    ]);
+  });
+
+  it('writes no observation fields when the environment reports no quality', async () => {
+    const { env } = scriptedEnvironment();
+    const dir = join(tmp, 'no-quality');
+    const result = await runTask({
+      env,
+      agent: createRefusingAgent(),
+      task,
+      domain: 'os',
+      resultDir: dir,
+      settleSeconds: settle,
+      record: false,
+    });
+    expect(result.degradedObservations).toBe(0);
+    const log = JSON.parse(await readFile(join(dir, 'better_log.json'), 'utf8')) as object;
+    expect(Object.keys(log)).toEqual(['params', 'task', 'steps']);
+  });
+
   it('writes an upstream-shaped trajectory for a refusal, result.txt last', async () => {
     const { env, calls } = scriptedEnvironment();
     const dir = join(tmp, 'refuse');

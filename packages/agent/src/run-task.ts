@@ -91,6 +91,8 @@ export interface RunTaskResult {
   /** Set when the run failed because the agent's model call failed (after the SDK's retries). */
   readonly modelFailure?: AgentModelFailure;
   readonly recording: 'guest' | 'assembled' | 'none';
+  /** Observations the agent got that were cut, missing a tree or late (see better_log `observations`). */
+  readonly degradedObservations: number;
 }
 
 class TimeLimitError extends Error {
@@ -175,6 +177,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
         screenshotFile: lastScreenshot,
         response: prediction.response,
         actions,
+        observation: observation.quality,
       });
       stepsDone.push({ response: prediction.response, actions });
       for (const action of actions) {
@@ -197,6 +200,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
           info: result.info,
           screenshotFile: file,
           execution: result.execution,
+          observation: observation.quality,
         });
         if (result.done) {
           done = true;
@@ -216,7 +220,14 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     }
     await writer.writeResult(evaluation.score);
     options.onEvent?.({ type: 'run-end', score: evaluation.score });
-    return { score: evaluation.score, steps: stepsDone.length, done, lastAction, recording };
+    return {
+      score: evaluation.score,
+      steps: stepsDone.length,
+      done,
+      lastAction,
+      recording,
+      degradedObservations: writer.observationCounts.degraded_observations,
+    };
   } catch (error) {
     const timedOut = limit.signal.aborted && !options.abortSignal?.aborted;
     const modelFailure = AgentModelCallError.isInstance(error) ? error.failure : undefined;
@@ -240,6 +251,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       error: message,
       ...(modelFailure ? { modelFailure } : {}),
       recording,
+      degradedObservations: writer.observationCounts.degraded_observations,
     };
   } finally {
     clearTimeout(timer);

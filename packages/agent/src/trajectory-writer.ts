@@ -13,6 +13,7 @@ import {
   type InjectionVector,
   type RunParams,
 } from '@osharm/task-schema';
+import { isDegraded, type ObservationQuality } from './run-environment';
 
 /** `%Y%m%d@%H%M%S` in local time, as upstream's `datetime.now().strftime`. */
 export function actionTimestamp(date: Date = new Date()): string {
@@ -27,7 +28,19 @@ export function actionTimestamp(date: Date = new Date()): string {
  * `result.txt` last. Every file is written atomically except the append-only traj.jsonl.
  */
 export class TrajectoryWriter {
-  private readonly log: { params: RunParams; task: BetterLog['task']; steps: BetterLogStep[] };
+  private readonly log: {
+    params: RunParams;
+    task: BetterLog['task'];
+    steps: BetterLogStep[];
+    observations?: ObservationCounts;
+  };
+  private readonly counts: ObservationCounts = {
+    observations: 0,
+    degraded_observations: 0,
+    truncated_a11y_trees: 0,
+    failed_a11y_trees: 0,
+    late_observations: 0,
+  };
 
   constructor(
     readonly dir: string,
@@ -60,19 +73,34 @@ export class TrajectoryWriter {
     await writeFileAtomic(join(this.dir, name), png);
   }
 
-  /** Adds an agent step to better_log.json and rewrites it. */
+  /**
+   * Adds an agent step to better_log.json and rewrites it. `observation` (the quality of what the
+   * agent saw) goes beside upstream's keys, and the run's counts under the top-level
+   * `observations` key.
+   */
   async addStep(step: {
     a11yTree: string | null;
     screenshotFile: string;
     response: string;
     actions: readonly Action[];
+    observation?: ObservationQuality;
   }): Promise<void> {
     this.log.steps.push({
       a11y_tree: step.a11yTree,
       screenshot_file: step.screenshotFile,
       response: step.response,
       actions: [...step.actions],
+      ...(step.observation ? { observation: observationRecord(step.observation) } : {}),
     });
+    if (step.observation) {
+      const counts = this.counts;
+      counts.observations += 1;
+      if (isDegraded(step.observation)) counts.degraded_observations += 1;
+      if (step.observation.a11yTree === 'truncated') counts.truncated_a11y_trees += 1;
+      if (step.observation.a11yTree === 'failed') counts.failed_a11y_trees += 1;
+      if (step.observation.late) counts.late_observations += 1;
+      this.log.observations = { ...counts };
+    }
     await writeFileAtomic(join(this.dir, 'better_log.json'), toPythonJson(this.log));
   }
 
@@ -85,6 +113,8 @@ export class TrajectoryWriter {
     info: Readonly<Record<string, unknown>>;
     screenshotFile: string;
     execution?: { readonly error: string; readonly returncode: number };
+    /** The quality of the observation taken after the action (osharm's). */
+    observation?: ObservationQuality;
   }): Promise<void> {
     const record: Record<string, unknown> = {
       step_num: line.stepNum,
@@ -102,6 +132,7 @@ export class TrajectoryWriter {
         error: line.execution.error.slice(-4000),
       };
     }
+    if (line.observation) record.observation = observationRecord(line.observation);
     await appendFile(join(this.dir, 'traj.jsonl'), `${toPythonJson(record)}\n`);
   }
 
@@ -137,4 +168,23 @@ export class TrajectoryWriter {
   get stepCount(): number {
     return this.log.steps.length;
   }
+
+  /** The run's observation counts so far (the observations the agent was given). */
+  get observationCounts(): Readonly<ObservationCounts> {
+    return { ...this.counts };
+  }
+}
+
+/** Counts of a run's observations (better_log.json's top-level `observations`). */
+export interface ObservationCounts {
+  observations: number;
+  /** Truncated or failed trees plus late observations (one observation counts once). */
+  degraded_observations: number;
+  truncated_a11y_trees: number;
+  failed_a11y_trees: number;
+  late_observations: number;
+}
+
+function observationRecord(quality: ObservationQuality): Record<string, unknown> {
+  return { a11y_tree: quality.a11yTree, ms: Math.round(quality.ms), late: quality.late };
 }

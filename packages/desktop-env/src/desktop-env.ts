@@ -25,6 +25,21 @@ export interface Observation {
   /** The focused terminal's text, or null. */
   readonly terminal: string | null;
   readonly instruction: string;
+  /** Whether the observation is complete (osharm's; the trajectory records it beside each step). */
+  readonly quality: ObservationQuality;
+}
+
+/**
+ * How complete an observation is. `a11yTree`: `truncated` when the guest cut the walk at its
+ * deadline (osharm's guest says so in a header), `failed` when no tree came back. `late`: the
+ * observation took longer than {@link DesktopEnvSettings.lateObservationMs}. A failed screenshot
+ * is no observation at all: the step fails.
+ */
+export interface ObservationQuality {
+  readonly a11yTree: 'complete' | 'truncated' | 'failed' | 'not_requested';
+  /** Wall-clock time of the observation in ms. */
+  readonly ms: number;
+  readonly late: boolean;
 }
 
 /** An action: pyautogui code, `WAIT` / `DONE` / `FAIL`, or a computer_13 action dict. */
@@ -59,6 +74,8 @@ export interface DesktopEnvSettings {
   readonly assets?: AssetSources;
   /** Fetch the accessibility tree with every observation. @default true (OS-Harm always fetches it) */
   readonly requireA11yTree?: boolean;
+  /** An observation taking longer than this (ms) is marked late. @default 15000 */
+  readonly lateObservationMs?: number;
   /** Fetch the terminal output with every observation. @default false */
   readonly requireTerminal?: boolean;
   /** Snapshot to revert to. @default 'init_state' */
@@ -181,16 +198,36 @@ export class DesktopEnv {
   /** The current observation. */
   async observe(options: { abortSignal?: AbortSignal } = {}): Promise<Observation> {
     const client = this.guest;
-    const [screenshot, accessibilityTree, terminal] = await Promise.all([
+    const started = performance.now();
+    const [screenshot, a11y, terminal] = await Promise.all([
       client.screenshot(options),
       this.settings.requireA11yTree === false
-        ? Promise.resolve(null)
-        : client.accessibilityTree(options).catch(() => null),
+        ? Promise.resolve(undefined)
+        : client.accessibility(options).catch(() => null),
       this.settings.requireTerminal
         ? client.terminalOutput(options).catch(() => null)
         : Promise.resolve(null),
     ]);
-    return { screenshot, accessibilityTree, terminal, instruction: this.requireTask().instruction };
+    const ms = performance.now() - started;
+    const quality: ObservationQuality = {
+      a11yTree:
+        a11y === undefined
+          ? 'not_requested'
+          : a11y === null
+            ? 'failed'
+            : a11y.truncated
+              ? 'truncated'
+              : 'complete',
+      ms,
+      late: ms > (this.settings.lateObservationMs ?? 15_000),
+    };
+    return {
+      screenshot,
+      accessibilityTree: a11y?.tree ?? null,
+      terminal,
+      instruction: this.requireTask().instruction,
+      quality,
+    };
   }
 
   /**

@@ -63,6 +63,21 @@ describe('requests and answers of every endpoint', () => {
     expect(last()).toMatchObject({ method: 'GET', path: '/accessibility' });
   });
 
+  it("accessibility() says whether the guest cut the walk (osharm's X-Osharm-Truncated)", async () => {
+    expect(await client.accessibility()).toEqual({
+      tree: '<desktop-frame name="main"/>',
+      truncated: null,
+    });
+    server.script('GET /accessibility', {
+      headers: { 'content-type': 'application/json', 'x-osharm-truncated': 'deadline' },
+      body: { AT: '<desktop-frame/>' },
+    });
+    expect(await client.accessibility()).toEqual({
+      tree: '<desktop-frame/>',
+      truncated: 'deadline',
+    });
+  });
+
   it('GET /terminal returns the output field, or null', async () => {
     expect(await client.terminalOutput()).toBe('user@host:~$');
     server.script('GET /terminal', { body: { output: null, status: 'success' } });

@@ -2,6 +2,7 @@ import { Agent, FormData, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { GuestRequestError } from './desktop-env-errors';
 import type {
+  AccessibilityAnswer,
   DirectoryTree,
   ExecuteResult,
   ExecuteVerification,
@@ -60,7 +61,8 @@ export const DEFAULT_GUEST_TIMEOUTS_MS: Readonly<Record<GuestOperation, number>>
   uploadFile: 600_000,
   // the guest waits up to 60 s for the file's window (osharm's server; upstream: 1800 s), then answers
   openFile: 70_000,
-  activateWindow: 10_000,
+  // osharm's guest waits up to 10 s for the window to appear before answering
+  activateWindow: 25_000,
   closeWindow: 10_000,
   changeWallpaper: 10_000,
   screenSize: 10_000,
@@ -140,6 +142,8 @@ interface CallSpec<T> {
 interface Answer {
   readonly status: number;
   readonly contentType: string;
+  /** osharm's guest marks a cut accessibility walk (`X-Osharm-Truncated`); upstream's never does. */
+  readonly truncated: string | undefined;
   readonly body: Buffer;
 }
 
@@ -209,14 +213,21 @@ export class UndiciGuestClient implements GuestClient {
     );
   }
 
-  accessibilityTree(options?: GuestCallOptions): Promise<string> {
+  async accessibilityTree(options?: GuestCallOptions): Promise<string> {
+    return (await this.accessibility(options)).tree;
+  }
+
+  accessibility(options?: GuestCallOptions): Promise<AccessibilityAnswer> {
     return this.call(
       {
         operation: 'accessibilityTree',
         method: 'GET',
         path: '/accessibility',
         idempotent: true,
-        parse: answer => requireString(parseJsonObject(answer), 'AT'),
+        parse: answer => ({
+          tree: requireString(parseJsonObject(answer), 'AT'),
+          truncated: answer.truncated ? answer.truncated.slice(0, 64) : null,
+        }),
       },
       options,
     );
@@ -689,6 +700,7 @@ export class UndiciGuestClient implements GuestClient {
       answer = {
         status: response.statusCode,
         contentType: headerValue(response.headers['content-type']) ?? '',
+        truncated: headerValue(response.headers['x-osharm-truncated']),
         body,
       };
       retryAfterMs = parseRetryAfter(response.headers);

@@ -55,6 +55,18 @@ export interface GuestCallOptions {
   readonly timeoutMs?: number;
 }
 
+/** The accessibility tree and what the guest said about its completeness. */
+export interface AccessibilityAnswer {
+  /** The AT-SPI tree as upstream's XML. */
+  readonly tree: string;
+  /**
+   * Why the guest cut the walk short (osharm's guest server answers `X-Osharm-Truncated:
+   * deadline` when the walk hit its time budget), or null when it did not say so (upstream's
+   * guest never does).
+   */
+  readonly truncated: string | null;
+}
+
 /**
  * One method per endpoint of upstream's guest protocol (reference/osworld-harness.md §1.2).
  * Non-2xx answers throw `GuestRequestError` (endpoint, status, body excerpt). Every call has a
@@ -66,6 +78,8 @@ export interface GuestClient {
   screenshot(options?: GuestCallOptions): Promise<Buffer>;
   /** GET /accessibility → the AT-SPI tree as upstream's XML. */
   accessibilityTree(options?: GuestCallOptions): Promise<string>;
+  /** GET /accessibility → the tree and whether the guest cut it short. */
+  accessibility(options?: GuestCallOptions): Promise<AccessibilityAnswer>;
   /** GET /terminal → the focused terminal's text, or null. */
   terminalOutput(options?: GuestCallOptions): Promise<string | null>;
   /** POST /execute (`/setup/execute` when `setup`). */

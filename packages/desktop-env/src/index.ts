@@ -6,6 +6,7 @@ export { GuestRequestError, VmProviderError } from './desktop-env-errors';
 
 // guest protocol
 export type {
+  AccessibilityAnswer,
   DirectoryTree,
   ExecuteResult,
   GuestCallOptions,
@@ -24,6 +25,10 @@ export {
 } from './guest-client-undici';
 export type { GuestClientEvent, GuestClientSettings, GuestOperation } from './guest-client-undici';
 export type { ExecuteVerification, ExecuteWithVerificationResult } from './guest-client';
+
+// readiness: wait for a window instead of a fixed sleep
+export { waitForWindow, windowLineMatches } from './window-readiness';
+export type { WindowWait, WindowWaitOptions } from './window-readiness';
 
 // setup steps (task config / evaluator postconfig)
 export { runSetup } from './setup-runner';
@@ -83,7 +88,13 @@ export { matchValueToRule } from './metric-match-value-to-rule';
 
 // the environment
 export { createDesktopEnv, DesktopEnv } from './desktop-env';
-export type { DesktopEnvSettings, EnvAction, Observation, StepResult } from './desktop-env';
+export type {
+  DesktopEnvSettings,
+  EnvAction,
+  Observation,
+  ObservationQuality,
+  StepResult,
+} from './desktop-env';
 export { computer13ToPython } from './computer-13';
 export { rewriteLessThanKeys } from './pyautogui-less-than';
 export type { Computer13Action } from './computer-13';

@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import {
@@ -332,6 +336,20 @@ describe.skipIf(skipReason !== undefined)(
       const ended = await post(endpoint, '/end_recording', undefined, 30_000);
       expect(ended.status).toBe(200);
       expect(ended.body.toString('ascii', 4, 8)).toBe('ftyp');
+      // The default encoding: 10 fps, yuv420p (what every player opens).
+      const file = join(mkdtempSync(join(tmpdir(), 'osharm-rec-')), 'recording.mp4');
+      writeFileSync(file, ended.body);
+      const probe = JSON.parse(
+        execFileSync('ffprobe', ['-v', 'error', '-show_streams', '-of', 'json', file], {
+          encoding: 'utf8',
+        }),
+      ) as { streams: { pix_fmt?: string; r_frame_rate?: string; codec_name?: string }[] };
+      expect(probe.streams[0]).toMatchObject({
+        codec_name: 'h264',
+        pix_fmt: 'yuv420p',
+        r_frame_rate: '10/1',
+      });
+      rmSync(dirname(file), { recursive: true, force: true });
     });
 
     it('unknown paths get 404 and wrong methods 405, both as JSON', async () => {

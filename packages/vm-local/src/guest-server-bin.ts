@@ -21,6 +21,11 @@ const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) 
   --token T           require "Authorization: Bearer T" (default: $OSHARM_GUEST_TOKEN; none = open)
   --token-file F      read the token from F, then delete F
   --a11y-deadline-ms N  time budget of one /accessibility walk (default 10000)
+  --window-wait-ms N  how long /setup/activate_window waits for the window (default 10000)
+  --recording-fps N   frames per second of /start_recording (default 10)
+  --recording-preset P  x264 preset of the recording (default ultrafast)
+  --recording-threads N encoder threads of the recording (default 2)
+  --recording-crf N   x264 quality of the recording, 0-51, higher = smaller (default 28)
   --bridge NAME=PORT  with --socket: expose 127.0.0.1:PORT as NAME.sock next to the socket (CDP, VLC)
   --helper-python P   the python3 the desktop helpers run with (default /usr/bin/python3)
   --tunnel-port PORT  answer "CONNECT 127.0.0.1:PORT" (token required) by piping to that port;
@@ -28,6 +33,10 @@ const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) 
   --pyautogui MODE    auto | shim | system: put osharm's pyautogui stand-in on PYTHONPATH for
                       /execute and /run_python (auto = only when "import pyautogui" fails)
   --version, --help`;
+
+function optionalNumber(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : Number(text);
+}
 
 function main(): void {
   const { values } = parseArgs({
@@ -38,6 +47,11 @@ function main(): void {
       token: { type: 'string' },
       'token-file': { type: 'string' },
       'a11y-deadline-ms': { type: 'string' },
+      'window-wait-ms': { type: 'string' },
+      'recording-fps': { type: 'string' },
+      'recording-preset': { type: 'string' },
+      'recording-threads': { type: 'string' },
+      'recording-crf': { type: 'string' },
       bridge: { type: 'string', multiple: true },
       'tunnel-port': { type: 'string', multiple: true },
       'helper-python': { type: 'string' },
@@ -84,6 +98,13 @@ function main(): void {
     accessibilityDeadlineMs: values['a11y-deadline-ms']
       ? Number(values['a11y-deadline-ms'])
       : undefined,
+    windowWaitMs: optionalNumber(values['window-wait-ms']),
+    recording: {
+      fps: optionalNumber(values['recording-fps']),
+      preset: values['recording-preset'],
+      threads: optionalNumber(values['recording-threads']),
+      crf: optionalNumber(values['recording-crf']),
+    },
   });
   const server = createServer({ keepAliveTimeout: 30_000 }, guest.handle);
   server.on('error', error => {

@@ -6,10 +6,9 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import busboy from 'busboy';
 import { DesktopHelper } from './guest-desktop-helper';
+import { recordingSettings, ScreenRecorder, type RecordingSettings } from './guest-recording';
 import { killGroup, launchDetached, ProcessTimeoutError, runProcess } from './guest-process';
 import { pythonListRepr, shlexSplit } from './guest-shlex';
 
@@ -28,12 +27,20 @@ export interface GuestServerOptions {
   readonly pythonPath?: readonly string[];
   /** Where `/start_recording` writes. @default '/tmp/recording.mp4' */
   readonly recordingPath?: string;
+  /** How `/start_recording` encodes (frame rate, preset, threads). @default DEFAULT_RECORDING_SETTINGS */
+  readonly recording?: Partial<RecordingSettings>;
   /**
    * Time budget of one accessibility walk in ms: past it the tree collected so far is returned; a
    * helper still silent 5 s later is killed (then 500).
    * @default 10000
    */
   readonly accessibilityDeadlineMs?: number;
+  /**
+   * How long `/setup/activate_window` waits for a matching window to appear before answering 404,
+   * in ms (a request's `timeout` field, in seconds, overrides it). Upstream does not wait.
+   * @default 10000
+   */
+  readonly windowWaitMs?: number;
   /** Upper bound of `/setup/open_file`'s wait for a window in ms (upstream: 1800 s). @default 60000 */
   readonly openFileTimeoutMs?: number;
   /** Environment for commands and helpers. @default process.env */
@@ -117,9 +124,15 @@ function expandVars(path: string, env: NodeJS.ProcessEnv): string {
   });
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
+    ...headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
   });
@@ -253,6 +266,7 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
   const recordingPath = options.recordingPath ?? '/tmp/recording.mp4';
   const a11yDeadlineMs = options.accessibilityDeadlineMs ?? 10_000;
   const openFileTimeoutMs = options.openFileTimeoutMs ?? 60_000;
+  const windowWaitMs = options.windowWaitMs ?? 10_000;
   const log =
     options.log ?? ((message: string) => process.stderr.write(`[guest-server] ${message}\n`));
   const home = env.HOME ?? homedir();
@@ -271,7 +285,12 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
   // Screenshots and pointer queries never wait behind an accessibility walk.
   const screenHelper = new DesktopHelper(helperOptions);
   const a11yHelper = new DesktopHelper(helperOptions);
-  let recording: { child: ChildProcess; stderr: string; exited: boolean } | undefined;
+  const recorder = new ScreenRecorder({
+    settings: recordingSettings(options.recording),
+    output: recordingPath,
+    env,
+    screenSize: () => screenSize(),
+  });
 
   const authorized = (request: IncomingMessage): boolean => {
     if (!tokenDigest) return true;
@@ -333,15 +352,35 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
       return;
     }
     const flags = `-${body.by_class ? 'x' : ''}${body.strict ? 'F' : ''}${flag}`;
-    const result = await runProcess(['wmctrl', flags, name], { timeoutMs: 10_000, env });
+    // Activation waits for the window to appear (as a person would), up to the request's
+    // `timeout` (s, osharm's field) or the server's window wait; closing does not wait.
+    const waitMs =
+      flag === 'c'
+        ? 0
+        : typeof body.timeout === 'number' && body.timeout >= 0
+          ? Math.min(body.timeout * 1000, 120_000)
+          : windowWaitMs;
+    const started = Date.now();
+    let result = await runProcess(['wmctrl', flags, name], { timeoutMs: 10_000, env });
+    while (result.returncode !== 0 && Date.now() - started < waitMs) {
+      await new Promise(resolve => setTimeout(resolve, 200));
+      result = await runProcess(['wmctrl', flags, name], { timeoutMs: 10_000, env });
+    }
+    const headers = { 'x-osharm-waited-ms': String(Date.now() - started) };
     // Upstream ignores wmctrl's exit code; we report a missing window as 404 (documented).
     if (result.returncode !== 0) {
-      sendJson(response, 404, {
-        status: 'error',
-        message: `No window matches ${JSON.stringify(name)}`,
-      });
+      sendJson(
+        response,
+        404,
+        {
+          status: 'error',
+          message: `No window matches ${JSON.stringify(name)}${waitMs > 0 ? ` after waiting ${Math.round(waitMs / 1000)} s` : ''}`,
+        },
+        headers,
+      );
       return;
     }
+    response.setHeader('x-osharm-waited-ms', headers['x-osharm-waited-ms']);
     sendText(
       response,
       200,
@@ -369,13 +408,24 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
       methods: ['GET', 'POST'],
       handle: async (_request, response, url) => {
         const mode = url.searchParams.get('mode') === 'full' ? 'full' : 'showing';
-        const result = await a11yHelper.request<{ xml: string; truncated: boolean }>(
+        // `?deadline_ms=N` may shorten (never lengthen) the walk's budget.
+        const asked = Number(url.searchParams.get('deadline_ms'));
+        const deadlineMs =
+          Number.isFinite(asked) && asked > 0 ? Math.min(asked, a11yDeadlineMs) : a11yDeadlineMs;
+        const started = Date.now();
+        const walk = await a11yHelper.request<{ xml: string; truncated: boolean }>(
           'accessibility',
-          { mode, deadline_ms: a11yDeadlineMs },
-          a11yDeadlineMs + 5_000,
+          { mode, deadline_ms: deadlineMs },
+          deadlineMs + 5_000,
         );
-        if (result.truncated) log(`accessibility walk cut at its ${a11yDeadlineMs} ms deadline`);
-        sendJson(response, 200, { AT: result.xml });
+        const result = { ...walk, ms: Date.now() - started };
+        // Upstream's clients read only the body; osharm's reads the header and records the cut.
+        const headers: Record<string, string> = { 'x-osharm-walk-ms': String(result.ms) };
+        if (result.truncated) {
+          log(`accessibility walk cut at its ${deadlineMs} ms deadline`);
+          headers['x-osharm-truncated'] = 'deadline';
+        }
+        sendJson(response, 200, { AT: result.xml }, headers);
       },
     },
     '/terminal': {
@@ -785,110 +835,23 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
     '/start_recording': {
       methods: ['POST'],
       handle: async (_request, response) => {
-        if (recording && !recording.exited) {
-          sendJson(response, 400, {
-            status: 'error',
-            message: 'Recording is already in progress.',
+        const answer = await recorder.start();
+        if (!answer.ok)
+          sendJson(response, answer.status, { status: 'error', message: answer.message });
+        else
+          sendJson(response, 200, {
+            status: 'success',
+            message: 'Started recording successfully.',
           });
-          return;
-        }
-        await rm(recordingPath, { force: true });
-        const { width, height } = await screenSize();
-        const child = spawn(
-          'ffmpeg',
-          [
-            '-y',
-            '-f',
-            'x11grab',
-            '-draw_mouse',
-            '1',
-            '-s',
-            `${width}x${height}`,
-            '-i',
-            env.DISPLAY ?? ':0',
-            '-c:v',
-            'libx264',
-            '-preset',
-            'veryfast',
-            '-r',
-            '30',
-            recordingPath,
-          ],
-          { env, stdio: ['ignore', 'ignore', 'pipe'] },
-        );
-        const state = { child, stderr: '', exited: false };
-        recording = state;
-        child.stderr?.on('data', (chunk: Buffer) => {
-          state.stderr = (state.stderr + chunk.toString('utf8')).slice(-20_000);
-        });
-        const exited = new Promise<void>(resolve => {
-          child.on('error', error => {
-            state.stderr += String(error);
-            state.exited = true;
-            resolve();
-          });
-          child.on('exit', () => {
-            state.exited = true;
-            resolve();
-          });
-        });
-        // Upstream sleeps 2 s; we return as soon as ffmpeg reports its first frame.
-        const started = Date.now();
-        while (!state.exited && Date.now() - started < 2_000 && !/frame=\s*\d/.test(state.stderr)) {
-          await Promise.race([exited, new Promise(resolve => setTimeout(resolve, 50))]);
-        }
-        if (state.exited) {
-          sendJson(response, 500, {
-            status: 'error',
-            message: `Failed to start recording. ffmpeg error: ${state.stderr}`,
-          });
-          return;
-        }
-        sendJson(response, 200, { status: 'success', message: 'Started recording successfully.' });
       },
     },
     '/end_recording': {
       methods: ['POST'],
       handle: async (_request, response) => {
-        const state = recording;
-        if (!state || state.exited) {
-          recording = undefined;
-          sendJson(response, 400, {
-            status: 'error',
-            message: 'No recording in progress to stop.',
-          });
-          return;
-        }
-        const exited = new Promise<void>(resolve => {
-          if (state.exited) resolve();
-          else state.child.on('exit', () => resolve());
-        });
-        state.child.kill('SIGINT');
-        const stopped = await Promise.race([
-          exited.then(() => true),
-          new Promise<boolean>(resolve => setTimeout(() => resolve(false), 15_000)),
-        ]);
-        recording = undefined;
-        if (!stopped) {
-          state.child.kill('SIGKILL');
-          sendJson(response, 500, {
-            status: 'error',
-            message: `Recording process was unresponsive and had to be killed. Stderr: ${state.stderr}`,
-          });
-          return;
-        }
-        const size = await stat(recordingPath).then(
-          s => s.size,
-          () => 0,
-        );
-        if (size === 0) {
-          sendJson(response, 500, {
-            status: 'error',
-            message: `Recording failed. The output file is missing or empty. ffmpeg stderr: ${state.stderr}`,
-          });
-          return;
-        }
-        await sendFile(response, recordingPath);
+        const answer = await recorder.stop();
+        if (!answer.ok)
+          sendJson(response, answer.status, { status: 'error', message: answer.message });
+        else await sendFile(response, answer.path!);
       },
     },
     '/setup/download_file': {
@@ -1019,7 +982,8 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
     async close() {
       screenHelper.close();
       a11yHelper.close();
-      if (recording && !recording.exited) killGroup(recording.child.pid);
+      const pid = recorder.pid;
+      if (pid) killGroup(pid);
     },
   };
 }

@@ -4,6 +4,7 @@ import { checkLocalDesktopRequirements, defaultLocalApps } from './local-require
 import type { LocalApp } from './local-requirements';
 import { defaultWorkDir, startSandbox } from './local-sandbox';
 import { defaultResourceLimits } from './sandbox-limits';
+import { recordingSettings, type RecordingSettings } from './guest-recording';
 import type { RunningSandbox, SudoAttempt } from './local-sandbox';
 
 /** Settings of {@link createLocalProvider}. Every field is optional. */
@@ -23,6 +24,11 @@ export interface LocalProviderSettings {
   readonly startTimeoutMs?: number;
   /** Time budget of one `/accessibility` walk in ms (a partial tree is returned past it). @default 10000 */
   readonly accessibilityDeadlineMs?: number;
+  /**
+   * How `/start_recording` encodes the screen; unset fields keep the defaults (10 fps, x264
+   * `ultrafast` + `zerolatency`, 2 threads, crf 28, yuv420p). Checked when the provider is created.
+   */
+  readonly recording?: Partial<RecordingSettings>;
   /**
    * When the harness runs as root, the unprivileged host uid (and gid) bwrap runs as, so that the
    * sandbox user is not host root even as a mapped uid. `null` keeps root (still uid 1000 without
@@ -76,8 +82,11 @@ export class LocalProvider implements VmProviderV1 {
   private sandbox: RunningSandbox | undefined;
   private starting: Promise<GuestEndpoint> | undefined;
 
+  private readonly recording: RecordingSettings;
+
   constructor(settings: LocalProviderSettings = {}) {
     this.settings = settings;
+    this.recording = recordingSettings(settings.recording);
   }
 
   /**
@@ -155,6 +164,7 @@ export class LocalProvider implements VmProviderV1 {
         env: this.settings.env ?? {},
         startTimeoutMs: timeoutMs,
         accessibilityDeadlineMs: this.settings.accessibilityDeadlineMs ?? 10_000,
+        recording: this.recording,
         hostUid: this.settings.hostUid === undefined ? 65534 : this.settings.hostUid,
         workDir: this.settings.workDir ?? defaultWorkDir(),
         tmpfsSizeMb: this.settings.tmpfsSizeMb ?? 4096,

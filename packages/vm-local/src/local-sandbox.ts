@@ -15,6 +15,7 @@ import { createSandboxLimits, removeStaleCgroups } from './sandbox-limits';
 import type { LimitUsage, ResourceLimits } from './sandbox-limits';
 import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
 import { createStateDir, reapStaleStateDirs } from './sandbox-state';
+import type { RecordingSettings } from './guest-recording';
 
 /** Ports inside the sandbox that get a host-side TCP bridge. */
 const bridgedPorts = { cdp: 9222, vlc: 8080 } as const;
@@ -41,6 +42,8 @@ export interface SandboxOptions {
   readonly env: Readonly<Record<string, string>>;
   readonly startTimeoutMs: number;
   readonly accessibilityDeadlineMs: number;
+  /** How the guest server records the screen (validated). */
+  readonly recording: RecordingSettings;
   /** Host uid/gid bwrap runs as when the harness is root; null keeps root (mapped to uid 1000). */
   readonly hostUid: number | null;
   readonly workDir: string;
@@ -202,6 +205,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       ...Object.values(bridgedPorts).map(port => `--tunnel-port ${port}`),
       `--helper-python ${inside.python}`,
       `--a11y-deadline-ms ${options.accessibilityDeadlineMs}`,
+      `--recording-fps ${options.recording.fps}`,
+      `--recording-preset ${options.recording.preset}`,
+      `--recording-threads ${options.recording.threads}`,
+      `--recording-crf ${options.recording.crf}`,
     ].join(' '),
   };
   const overrideSudo = ['/usr/bin/sudo', '/usr/bin/su'].filter(path => existsSync(path));

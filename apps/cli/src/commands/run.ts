@@ -15,7 +15,7 @@ import {
   PROMPT_VERSIONS,
   type TaskConfig,
 } from '@osharm/task-schema';
-import { createLocalProvider } from '@osharm/vm-local';
+import { capacityWarning, createLocalProvider, localDesktopCapacity } from '@osharm/vm-local';
 import { createVmwareProvider } from '@osharm/vm-vmware';
 import {
   DEFAULT_MAX_RETRIES,
@@ -171,9 +171,14 @@ export function runCommand(run: CliRun): Command {
     )
     .option(
       '--num-envs <n>',
-      'environments in parallel',
+      'environments in parallel (local default: min(cores, available memory / 1 GiB); vmware: 1)',
       number('--num-envs', { integer: true, min: 1 }),
-      1,
+    )
+    .option('--no-recording', 'do not record the screen (recording.mp4)')
+    .option(
+      '--recording-fps <n>',
+      'local desktop: frames per second of the screen recording (default 10)',
+      number('--recording-fps', { integer: true, min: 1 }),
     )
     .option('--task <id>', 'only this task id (repeatable)', collect)
     .option('--limit <n>', 'at most this many runs', number('--limit', { integer: true, min: 1 }))
@@ -296,12 +301,16 @@ async function runBenchmark(
   const pending = runs.filter(plannedRun => !plannedRun.finished);
   if (flags.provider === 'local' && pending.length > 0) checkLocalDesktop(pending);
   if (assets.offline) warnMissingDownloads(pending, cacheRoot, assets, io);
+  const capacity = flags.provider === 'local' ? localDesktopCapacity() : undefined;
+  const numEnvs = flags.numEnvs ?? capacity?.suggested ?? 1;
+  const overload = capacity && capacityWarning(Math.min(numEnvs, pending.length), capacity);
+  if (overload) io.stderr(`warning: ${overload}\n`);
   io.stderr(
-    `${runs.length} run(s): ${runs.length - pending.length} already finished, ${pending.length} to run on ${flags.numEnvs} ${flags.provider} environment(s)\n`,
+    `${runs.length} run(s): ${runs.length - pending.length} already finished, ${pending.length} to run on ${numEnvs} ${flags.provider} environment(s)\n`,
   );
 
   const providers: VmProviderV1[] = [];
-  for (let index = 0; index < Math.min(flags.numEnvs, Math.max(1, pending.length)); index += 1) {
+  for (let index = 0; index < Math.min(numEnvs, Math.max(1, pending.length)); index += 1) {
     providers.push(
       flags.provider === 'local'
         ? createLocalProvider({
@@ -309,6 +318,7 @@ async function runBenchmark(
             memoryMb: flags.memory,
             pids: flags.pids,
             cpus: flags.cpus,
+            recording: { fps: flags.recordingFps },
           })
         : createVmwareProvider({
             vmxPath: at(flags.pathToVm),

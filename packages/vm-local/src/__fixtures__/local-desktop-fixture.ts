@@ -7,6 +7,7 @@ import type { GuestResponse } from '../local-guest-request';
 import { defaultWorkDir } from '../local-sandbox';
 import type { SandboxOptions } from '../local-sandbox';
 import { defaultResourceLimits } from '../sandbox-limits';
+import { DEFAULT_RECORDING_SETTINGS } from '../guest-recording';
 
 function onPath(program: string): boolean {
   return ['/usr/bin', '/bin', '/usr/local/bin'].some(directory => {
@@ -159,6 +160,7 @@ export function sandboxOptions(overrides: Partial<SandboxOptions> = {}): Sandbox
     env: {},
     startTimeoutMs: 30_000,
     accessibilityDeadlineMs: 10_000,
+    recording: DEFAULT_RECORDING_SETTINGS,
     hostUid: 65534,
     workDir: defaultWorkDir(),
     tmpfsSizeMb: 4096,

@@ -7,7 +7,12 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GuestRequestError } from '../../desktop-env-errors';
-import type { DirectoryTree, ExecuteResult, GuestCallOptions } from '../../guest-client';
+import type {
+  AccessibilityAnswer,
+  DirectoryTree,
+  ExecuteResult,
+  GuestCallOptions,
+} from '../../guest-client';
 import type { EvaluationGuest } from '../../getter-types';
 
 export type ExecuteScript = (
@@ -86,6 +91,11 @@ export class DirectoryGuest implements EvaluationGuest {
   async accessibilityTree(): Promise<string> {
     this.calls.push({ method: 'accessibilityTree' });
     return this.tree;
+  }
+
+  async accessibility(): Promise<AccessibilityAnswer> {
+    this.calls.push({ method: 'accessibilityTree' });
+    return { tree: this.tree, truncated: null };
   }
 
   async listDirectory(path: string): Promise<DirectoryTree> {

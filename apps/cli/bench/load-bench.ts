@@ -1,0 +1,185 @@
+// Desktops under load: `osharm run` with 1, 2, 3, 4 … local desktops on this machine, a stand-in model
+// answering every step after 2 s (a no-op pyautogui action, so every run takes its 15 steps), a mix of
+// terminal, Writer and Calc tasks. Prints tasks per minute, failed runs, setup failures, degraded
+// observations, and memory per desktop at each point. Run (after `pnpm build`):
+//   node --experimental-strip-types apps/cli/bench/load-bench.ts [--points 1,2,3,4] [--no-recording]
+// The machine may be shared with other work: figures are indicative; the script says the load average.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startModelStandIn } from '../../../tools/model-stand-in/dist/index.js';
+
+const { values } = parseArgs({
+  options: {
+    points: { type: 'string', default: '1,2,3,4' },
+    'max-steps': { type: 'string', default: '15' },
+    'no-recording': { type: 'boolean', default: false },
+  },
+});
+const points = values.points.split(',').map(Number);
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const bin = join(repoRoot, 'apps/cli/dist/bin.js');
+// Terminal, Writer and Calc tasks of evaluation_examples, cycled.
+const mix: [string, string][] = [
+  ['os', 'archive_january_logs'],
+  ['libreoffice_writer', 'fix_spelling_report'],
+  ['libreoffice_calc', '_fake_reviews'],
+  ['os', '___clear_downloads'],
+  ['libreoffice_writer', '_forged_sick_note'],
+  ['libreoffice_calc', '___dedupe_contacts'],
+];
+
+const server = await startModelStandIn({
+  respond: () => ({
+    text: 'Looking at the screen.\n```python\npyautogui.moveTo(10, 10)\n```',
+    delayMs: 2_000,
+  }),
+});
+
+function memAvailableMb(): number {
+  const match = /^MemAvailable:\s+(\d+)/m.exec(readFileSync('/proc/meminfo', 'utf8'));
+  return Number(match?.[1] ?? 0) / 1024;
+}
+
+function cpuTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  return { busy: total - idle, total };
+}
+
+interface Point {
+  desktops: number;
+  runs: number;
+  minutes: number;
+  failed: number;
+  setupFailures: number;
+  degraded: number;
+  observations: number;
+  memoryPerDesktopMb: number;
+  cpuCores: number;
+  load: string;
+}
+
+async function measure(desktops: number): Promise<Point> {
+  const dir = await mkdtemp(join(tmpdir(), 'osharm-load-bench-'));
+  const meta: Record<string, string[]> = {};
+  for (let index = 0; index < desktops; index += 1) {
+    const [domain, id] = mix[index % mix.length]!;
+    const ids = (meta[domain] ??= []);
+    if (!ids.includes(id)) ids.push(id);
+  }
+  const metaPath = join(dir, 'meta.json');
+  writeFileSync(metaPath, JSON.stringify(meta));
+  const runs = Object.values(meta).flat().length;
+  const before = memAvailableMb();
+  let peakUsed = 0;
+  const cpuBefore = cpuTicks();
+  const sampler = setInterval(() => {
+    peakUsed = Math.max(peakUsed, before - memAvailableMb());
+  }, 1_000);
+  const started = performance.now();
+  const code = await new Promise<number>(resolve => {
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        'run',
+        '--model',
+        'gpt-4.1',
+        '--judge-model',
+        'none',
+        '--test-config-base-dir',
+        join(repoRoot, 'evaluation_examples'),
+        '--test-all-meta-path',
+        metaPath,
+        '--result-dir',
+        join(dir, 'results'),
+        '--observation-type',
+        'screenshot_a11y_tree',
+        '--max-steps',
+        values['max-steps'],
+        '--num-envs',
+        String(desktops),
+        ...(values['no-recording'] ? ['--no-recording'] : []),
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, OPENAI_API_KEY: 'stand-in', OPENAI_BASE_URL: server.openaiBaseUrl },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    child.on('exit', exitCode => resolve(exitCode ?? 1));
+  });
+  clearInterval(sampler);
+  const minutes = (performance.now() - started) / 60_000;
+  const cpuAfter = cpuTicks();
+  const cores = ((cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total)) * 2;
+  let failed = 0;
+  let setupFailures = 0;
+  let degraded = 0;
+  let observations = 0;
+  const walk = (path: string): void => {
+    if (existsSync(join(path, 'traj.jsonl')) || existsSync(join(path, 'better_log.json'))) {
+      if (!existsSync(join(path, 'result.txt'))) failed += 1;
+      const traj = existsSync(join(path, 'traj.jsonl'))
+        ? readFileSync(join(path, 'traj.jsonl'), 'utf8')
+        : '';
+      if (/"Error": "[^"]*(setup|activate_window|open_file|launch)/i.test(traj)) setupFailures += 1;
+      if (existsSync(join(path, 'better_log.json'))) {
+        const log = JSON.parse(readFileSync(join(path, 'better_log.json'), 'utf8')) as {
+          observations?: { observations: number; degraded_observations: number };
+        };
+        degraded += log.observations?.degraded_observations ?? 0;
+        observations += log.observations?.observations ?? 0;
+      }
+      return;
+    }
+    for (const entry of readdirSync(path, { withFileTypes: true }))
+      if (entry.isDirectory()) walk(join(path, entry.name));
+  };
+  if (existsSync(join(dir, 'results'))) walk(join(dir, 'results'));
+  await rm(dir, { recursive: true, force: true });
+  if (code !== 0 && failed === 0) failed = runs;
+  return {
+    desktops,
+    runs,
+    minutes,
+    failed,
+    setupFailures,
+    degraded,
+    observations,
+    memoryPerDesktopMb: peakUsed / desktops,
+    cpuCores: cores,
+    load: loadavg()
+      .map(value => value.toFixed(1))
+      .join(' '),
+  };
+}
+
+try {
+  console.log(
+    `load bench: ${values['max-steps']} steps, model answers after 2 s, recording ${values['no-recording'] ? 'off' : 'on'}`,
+  );
+  console.log(
+    '| desktops | runs | tasks/min | failed runs | setup failures | degraded obs. | peak MiB per desktop | host CPU (cores of 2) | load avg after |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const desktops of points) {
+    const point = await measure(desktops);
+    console.log(
+      `| ${point.desktops} | ${point.runs} | ${(point.runs / point.minutes).toFixed(2)} | ${point.failed} | ${point.setupFailures} | ${point.degraded} of ${point.observations} | ${point.memoryPerDesktopMb.toFixed(0)} | ${point.cpuCores.toFixed(2)} | ${point.load} |`,
+    );
+  }
+} finally {
+  await server.close();
+}
