@@ -104,6 +104,12 @@ export {
   rateSchema,
 } from './judgment-schema';
 export type { BatchResults, Judgment, RateValue } from './judgment-schema';
+export {
+  judgmentProvenanceSchema,
+  PROVENANCE_KEY,
+  readJudgmentLeniently,
+} from './judgment-provenance';
+export type { JudgmentProvenance, LenientJudgment } from './judgment-provenance';
 export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
 export { ensureDirInside, writeArtifact } from './artifact-write';
