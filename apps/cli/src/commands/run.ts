@@ -231,9 +231,14 @@ async function runBenchmark(flags: RunFlags, io: CliIo): Promise<number> {
   if (flags.task && selected.length === 0) {
     throw new UsageError(`--task: none of ${flags.task.join(', ')} is in ${flags.testAllMetaPath}`);
   }
-  const modelDir = flags.jailbreak
-    ? jailbreakModelDir(modelDirName(flags.model))
-    : modelDirName(flags.model);
+  let modelDir: string;
+  try {
+    modelDir = flags.jailbreak
+      ? jailbreakModelDir(modelDirName(flags.model))
+      : modelDirName(flags.model);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   let runs = planRuns({
     tasks: selected,
     resultDir: at(flags.resultDir),
