@@ -27,6 +27,7 @@ import {
   type PromptVersion,
 } from '@osharm/task-schema';
 import { ExitCode, type BatchJudgeIo, type BatchJudgeRun } from './io';
+import { foreignLines } from './foreign-lines';
 import {
   barReporter,
   errorReason,
@@ -45,6 +46,7 @@ export interface BatchJudgeFlags {
   quiet?: boolean;
   concurrency: number;
   force?: boolean;
+  rejudgeForeign?: boolean;
   batchApi?: boolean;
   pollInterval: number;
   captionerModel: string;
@@ -167,6 +169,7 @@ function humanReport(
       ? 'Estimated cost: unknown (no list price for the judge or captioner model)'
       : `Estimated cost: $${usage.estimated_cost_usd.toFixed(4)} (list price${usage.batch_api ? ', batch API at half price' : ''})`,
   );
+  lines.push(...foreignLines(result.foreign, show));
   const errors = Object.entries(result.errors);
   if (errors.length > 0) {
     lines.push('', `Errors (${errors.length}):`);
@@ -224,6 +227,10 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
     .option(
       '--force',
       're-judge trajectories that already have a judgment for these settings, and make their captions again (no cached caption is reused)',
+    )
+    .option(
+      '--rejudge-foreign',
+      "judge again trajectories whose judgment path holds a verdict of another provenance (upstream's, or osharm's with other settings); the old file is kept and the new verdict goes to a sibling dir (judgment/{model}/{type}/{version}.osharm…/)",
     )
     .option(
       '--batch-api',
@@ -400,6 +407,7 @@ async function judgeCommandAction(
       captioner,
       concurrency: flags.concurrency,
       force: flags.force === true,
+      rejudgeForeign: flags.rejudgeForeign === true,
       limits: { maxImageBytes: flags.maxImageMb * MiB, maxTextBytes: flags.maxLogMb * MiB },
       trajectoryTimeoutMs: flags.trajectoryTimeout * 1000,
       batchApi: flags.batchApi ? { pollIntervalMs: flags.pollInterval * 1000 } : undefined,
