@@ -8,6 +8,7 @@ import {
   DEFAULT_TRAJECTORY_TIMEOUT_MS,
   discoverTrajectories,
   judgeTree,
+  resultsFileToWrite,
   type ImageOptions,
   type JudgeTreeEvent,
   type JudgeTreeResult,
@@ -426,15 +427,19 @@ async function judgeCommandAction(
     reporter.stop();
   }
 
+  // Upstream's name, or `….osharm.json` beside an upstream file of that name (kept as it is).
   const resultsFile = displayPath(
     io,
-    batchResultsPath({
+    await resultsFileToWrite(
       rootDir,
-      judgeModel: model.modelId,
-      judgeType: flags.judgeType,
-      promptVersion: flags.sysPromptVersion,
-      observationType: flags.observationType,
-    }),
+      batchResultsPath({
+        rootDir,
+        judgeModel: model.modelId,
+        judgeType: flags.judgeType,
+        promptVersion: flags.sysPromptVersion,
+        observationType: flags.observationType,
+      }),
+    ),
   );
   if (flags.json) {
     out(`${JSON.stringify(result, null, 2)}\n`);

@@ -30,8 +30,7 @@ export function modelDirName(model: string): string {
     part === '.' ||
     part === '..' ||
     [...part].some(char => char === '\\' || char.charCodeAt(0) < 0x20);
-  if (parts.some(unusable))
-    throw new Error(`--model "${model}": not usable as a result dir name`);
+  if (parts.some(unusable)) throw new Error(`--model "${model}": not usable as a result dir name`);
   return model;
 }
 

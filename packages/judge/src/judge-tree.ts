@@ -26,7 +26,7 @@ import {
   type JudgeTrajectoryOptions,
 } from './judge-trajectory';
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
-import { previousProcessingTimes } from './previous-times';
+import { previousProcessingTimes, resultsFileToWrite } from './previous-results';
 import { describeForeign, planResume } from './provenance';
 import { readRunFacts, type RunFacts } from './run-facts';
 import { summarizeTree } from './tree-summary';
@@ -231,7 +231,10 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     : undefined;
   const settings = { judgeModel: model.modelId, judgeType, promptVersion, observationType };
   const request = { ...settings, captioner: captioner?.modelId };
-  const resultsFile = batchResultsPath({ rootDir: options.rootDir, ...settings });
+  const resultsFile = await resultsFileToWrite(
+    options.rootDir,
+    batchResultsPath({ rootDir: options.rootDir, ...settings }),
+  );
 
   const dirs = await discoverTrajectories(options.rootDir);
   const results: Record<string, Judgment> = {};
@@ -393,11 +396,6 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     },
     results: sortedResults,
     errors: sortedErrors,
-    foreign: Object.fromEntries(
-      Object.keys(foreign)
-        .sort()
-        .map(key => [key, foreign[key]!]),
-    ),
     ...summarizeTree({
       rootDir: options.rootDir,
       results: sortedResults,
@@ -407,6 +405,11 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       runFacts,
     }),
     usage,
+    foreign: Object.fromEntries(
+      Object.keys(foreign)
+        .sort()
+        .map(key => [key, foreign[key]!]),
+    ),
   };
   if (options.write !== false) {
     await writeArtifact(

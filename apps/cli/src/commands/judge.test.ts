@@ -119,6 +119,7 @@ describe('osharm judge', () => {
       'summary',
       'breakdown',
       'usage',
+      'foreign',
     ]);
   });
 });

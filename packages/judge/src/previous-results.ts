@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { DEFAULT_FILE_LIMITS, parseJsonText, readTrajectoryText } from '@osharm/task-schema';
 
 /**
@@ -33,3 +33,33 @@ export async function previousProcessingTimes(
       times[dir] = seconds;
   return times;
 }
+
+/**
+ * Where this judging writes its batch results file: upstream's name
+ * (`batch_judgment_results_{model}_{type}_{version}.json`) unless a file of that name exists that
+ * osharm did not write (osharm's carry a `usage` key; upstream's never do) — then
+ * `….osharm.json` beside it, so upstream's file stays as it is.
+ */
+export async function resultsFileToWrite(rootDir: string, upstreamName: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readTrajectoryText(relative(rootDir, upstreamName), {
+      within: rootDir,
+      maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
+    });
+  } catch (error) {
+    if ((error as { reason?: unknown; code?: unknown }).reason === 'missing') return upstreamName;
+    if ((error as { code?: unknown }).code === 'ENOENT') return upstreamName;
+    return osharmSibling(upstreamName); // refused (symlink, too large …): never written over
+  }
+  const json = parseJsonText(text, upstreamName);
+  const ours =
+    json.ok &&
+    typeof json.value === 'object' &&
+    json.value !== null &&
+    typeof (json.value as { usage?: unknown }).usage === 'object';
+  return ours ? upstreamName : osharmSibling(upstreamName);
+}
+
+const osharmSibling = (file: string) =>
+  join(dirname(file), basename(file).replace(/\.json$/, '.osharm.json'));
