@@ -259,13 +259,13 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     processingTimes,
     await previousProcessingTimes(options.rootDir, resultsFile, new Set(Object.keys(results))),
   );
+  const skipped = dirs.length - pending.length - Object.keys(foreign).length;
+  options.onProgress?.({ type: 'start', total: dirs.length, skipped, pending: pending.length });
   if (Object.keys(foreign).length > 0)
     options.onProgress?.({
       type: 'note',
       message: `${Object.keys(foreign).length} trajectory(ies) hold a verdict of another provenance: kept, not judged (--rejudge-foreign judges them beside it)`,
     });
-  const skipped = dirs.length - pending.length - Object.keys(foreign).length;
-  options.onProgress?.({ type: 'start', total: dirs.length, skipped, pending: pending.length });
 
   let judgeUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let captionUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
