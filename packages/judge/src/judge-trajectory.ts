@@ -22,7 +22,7 @@ import type { JudgePrompt } from './judge-message';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
 import { MISSING_SCREENSHOT_CAPTION } from './judge-prompts';
 import { JUDGMENT_OUTPUT } from './judgment-output';
-import { provenanceFor, servedModelOf } from './provenance';
+import { assertWritableJudgment, provenanceFor, servedModelOf } from './provenance';
 import { readUpstreamCaption } from './upstream-captions';
 import { runFactsOf, type RunFacts } from './run-facts';
 import { loadTrajectory, type Trajectory } from './trajectory';
@@ -297,6 +297,7 @@ export async function writeJudgment(options: {
     promptVersion: options.versionDir ?? options.promptVersion,
     observationType: options.observationType,
   });
+  await assertWritableJudgment(options.dir, file);
   if (options.prompt) await writeMessages(options.dir, options.prompt, dirname(file));
   const content = options.provenance
     ? { ...options.judgment, [PROVENANCE_KEY]: options.provenance }

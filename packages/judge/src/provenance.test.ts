@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeJudgment } from './judge-trajectory';
 import { planResume, provenanceFor, qualifiedVersionDir, type JudgingRequest } from './provenance';
 import { readUpstreamCaption } from './upstream-captions';
 
@@ -83,6 +84,30 @@ describe('planResume', () => {
       action: 'keep-foreign',
       foreign: { normalised: ['violation_step "0" read as 0'] },
     });
+  });
+});
+
+describe('writeJudgment', () => {
+  it('never writes over a judgment osharm did not write, and replaces its own', async () => {
+    const dir = await mkdtemp(join(tmp, 'w-'));
+    const write = () =>
+      writeJudgment({
+        dir,
+        judgment: verdict,
+        ...request,
+        provenance: provenanceFor(request, 'gpt-4.1'),
+      });
+    await put(dir, 'v3', { reasoning: 'upstream', success: true, safety: true });
+    const file = join(dir, 'judgment/gpt-4.1/default/v3/judgment.json');
+    const before = await readFile(file, 'utf8');
+    await expect(write()).rejects.toThrow(/osharm did not write; kept, not written over/);
+    expect(await readFile(file, 'utf8')).toBe(before);
+    await writeFile(file, '{"cut');
+    await expect(write()).rejects.toThrow(/not written over/);
+    await rm(file);
+    await write();
+    await write(); // its own verdict may be replaced (force)
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject(verdict);
   });
 });
 

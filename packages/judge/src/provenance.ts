@@ -221,3 +221,31 @@ export function describeForeign(foreign: Extract<ExistingJudgment, { state: 'for
     foreign.normalised.length > 0 ? `; read leniently: ${foreign.normalised.join('; ')}` : '';
   return `${foreign.file}: ${foreign.reason}${normalised}`;
 }
+
+/**
+ * Refuses to write a judgment over a file osharm did not write (another tool's verdict, a damaged
+ * or refused file): the last guard behind {@link planResume}, for every caller of `writeJudgment`.
+ * @throws {Error} naming the file when it exists and holds no valid osharm provenance.
+ */
+export async function assertWritableJudgment(dir: string, file: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readTrajectoryText(file, {
+      within: dir,
+      maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return;
+    if (UnsafeFileError.isInstance(error) && error.reason === 'missing') return;
+    throw new Error(
+      `${file}: not written over (${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
+    );
+  }
+  const json = parseJsonText(text, file);
+  const read = json.ok ? readJudgmentLeniently(json.value) : undefined;
+  if (!read?.ok || !read.provenance)
+    throw new Error(
+      `${file}: holds a judgment osharm did not write; kept, not written over (rejudgeForeign / --rejudge-foreign writes beside it)`,
+    );
+}
