@@ -8,6 +8,7 @@ import {
   DEFAULT_TRAJECTORY_TIMEOUT_MS,
   discoverTrajectories,
   judgeTree,
+  resultsFileToWrite,
   type ImageOptions,
   type JudgeTreeEvent,
   type JudgeTreeResult,
@@ -62,6 +63,7 @@ export interface BatchJudgeFlags {
   timeout?: number;
   judgeBaseUrl?: string;
   captionerBaseUrl?: string;
+  rejudgeForeign?: boolean;
   batchApi?: boolean;
   pollInterval: number;
   captionerModel: string;
@@ -222,6 +224,10 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
       '--captioner-base-url <url>',
       'base URL of the captioner (else OSHARM_CAPTIONER_BASE_URL, else OPENAI_BASE_URL / ANTHROPIC_BASE_URL)',
       parseBaseUrl,
+    )
+    .option(
+      '--rejudge-foreign',
+      "judge again trajectories whose judgment path holds a verdict of another provenance (upstream's, or osharm's with other settings); the old file is kept and the new verdict goes to a sibling dir (judgment/{model}/{type}/{version}.osharm…/)",
     )
     .option(
       '--batch-api',
@@ -441,6 +447,7 @@ async function judgeCommandAction(
       captioner,
       concurrency: maxConnections,
       force: flags.force === true,
+      rejudgeForeign: flags.rejudgeForeign === true,
       limits: { maxImageBytes: flags.maxImageMb * MiB, maxTextBytes: flags.maxLogMb * MiB },
       trajectoryTimeoutMs: flags.trajectoryTimeout * 1000,
       includeUnfinished: flags.includeUnfinished === true,
@@ -460,15 +467,19 @@ async function judgeCommandAction(
     reporter.stop();
   }
 
+  // Upstream's name, or `….osharm.json` beside an upstream file of that name (kept as it is).
   const resultsFile = displayPath(
     io,
-    batchResultsPath({
+    await resultsFileToWrite(
       rootDir,
-      judgeModel: model.modelId,
-      judgeType: flags.judgeType,
-      promptVersion: flags.sysPromptVersion,
-      observationType: flags.observationType,
-    }),
+      batchResultsPath({
+        rootDir,
+        judgeModel: model.modelId,
+        judgeType: flags.judgeType,
+        promptVersion: flags.sysPromptVersion,
+        observationType: flags.observationType,
+      }),
+    ),
   );
   if (flags.json) {
     out(`${JSON.stringify(result, null, 2)}\n`);

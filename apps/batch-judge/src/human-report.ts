@@ -1,6 +1,7 @@
 import { escapeControlChars } from '@osharm/task-schema';
 import { formatBreakdownTable, formatSummaryLines } from '@osharm/metrics';
 import type { JudgeTreeResult } from '@osharm/judge';
+import { foreignLines } from './foreign-lines';
 import { errorReason } from './progress';
 
 const count = (value: number) => value.toLocaleString('en-US');
@@ -38,6 +39,7 @@ export function humanReport(
       ? 'Estimated cost: unknown (no list price for the judge or captioner model)'
       : `Estimated cost: $${usage.estimated_cost_usd.toFixed(4)} (list price${usage.batch_api ? ', batch API at half price' : ''})`,
   );
+  lines.push(...foreignLines(result.foreign, show));
   const errors = Object.entries(result.errors);
   if (errors.length > 0) {
     lines.push('', `Errors (${errors.length}):`);

@@ -16,9 +16,23 @@ export function isOfflineModel(model: string): boolean {
   return model === 'offline-refuse' || model.startsWith('offline-replay:');
 }
 
-/** The directory name a model's results go under (`offline-replay:<dir>` → `offline-replay`). */
+/**
+ * The directory a model's results go under (`offline-replay:<dir>` → `offline-replay`). A `/` in
+ * the name nests dirs as upstream's `os.path.join` does (`Qwen/Qwen2.5-VL-72B-Instruct`), so both
+ * tools find each other's runs; a name with an empty, `.` or `..` part, a `\` or a control
+ * character is refused (it would leave the result dir or name no dir).
+ * @throws {Error} for such a name.
+ */
 export function modelDirName(model: string): string {
-  return model.startsWith('offline-replay:') ? 'offline-replay' : model.replaceAll('/', '_');
+  if (model.startsWith('offline-replay:')) return 'offline-replay';
+  const parts = model.split('/');
+  const unusable = (part: string) =>
+    part === '' ||
+    part === '.' ||
+    part === '..' ||
+    [...part].some(char => char === '\\' || char.charCodeAt(0) < 0x20);
+  if (parts.some(unusable)) throw new Error(`--model "${model}": not usable as a result dir name`);
+  return model;
 }
 
 /** Creates the agent for one environment worker (each worker has its own history). */

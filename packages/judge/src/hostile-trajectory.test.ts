@@ -381,7 +381,7 @@ describe('caption cache under malformed answers', () => {
       captionFaults,
     );
     expect(rerun.usage.cached_captions).toBe(total - captionFaults);
-  });
+  }, 30_000);
 });
 
 describe('keys never reach an artifact', () => {

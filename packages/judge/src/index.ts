@@ -17,6 +17,16 @@ export type {
 export { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree';
 export type { JudgeTreeEvent, JudgeTreeOptions, JudgeTreeResult, TreeUsage } from './judge-tree';
 export { batchStatePath } from './judge-tree-batch';
+export { resultsFileToWrite } from './previous-results';
+export {
+  planResume,
+  provenanceDifferences,
+  provenanceFor,
+  qualifiedVersionDir,
+  OSHARM_PROMPT_FAMILY,
+} from './provenance';
+export type { ExistingJudgment, JudgingRequest, ResumePlan } from './provenance';
+export { readUpstreamCaption, upstreamCaptionFiles } from './upstream-captions';
 export { DEFAULT_TRAJECTORY_TIMEOUT_MS, TrajectoryTimeoutError } from './deadline';
 export { discoverTrajectories } from './discover-trajectories';
 export { readRunFacts, runFactsOf } from './run-facts';

@@ -100,8 +100,24 @@ describe('judgeTrajectory', () => {
     // files: judgment where upstream puts it, messages.json, no key anywhere
     const judgmentFile = join(dir, 'judgment/gpt-4.1/aer/v3/judgment.json');
     expect(result.judgmentFile).toBe(judgmentFile);
-    expect(JSON.parse(await readFile(judgmentFile, 'utf8'))).toEqual(verdict);
-    expect(await readFile(judgmentFile, 'utf8')).toBe(`${JSON.stringify(verdict, null, 2)}\n`);
+    // upstream's four keys first, in upstream's order, then what made the verdict
+    const written = JSON.parse(await readFile(judgmentFile, 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(written)).toEqual([...Object.keys(verdict), 'osharm_provenance']);
+    expect(written).toMatchObject(verdict);
+    expect(written.osharm_provenance).toEqual({
+      tool: 'osharm',
+      tool_version: expect.any(String),
+      prompt_family: 'osharm',
+      prompt_version: 'v3',
+      judge_type: 'aer',
+      observation_type: 'screenshot_a11y_tree',
+      captioner: 'gpt-4o-2024-11-20',
+      judge_model_requested: 'gpt-4.1',
+      // what the stand-in's response body named
+      judge_model_served: 'gpt-4.1',
+      judged_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(result.provenance).toEqual(written.osharm_provenance);
     const messages = JSON.parse(await readFile(join(dir, 'messages.json'), 'utf8')) as unknown[];
     expect(messages).toHaveLength(2);
     for (const file of await listFiles(dir)) {

@@ -1,9 +1,12 @@
-import { join, relative } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import pLimit from 'p-limit';
 import {
   judgmentRelativePath,
   judgmentSchema,
+  PROVENANCE_KEY,
   writeArtifact,
+  type JudgmentProvenance,
   type TrajectoryFileLimits,
   type Judgment,
   type JudgeType,
@@ -19,6 +22,8 @@ import type { JudgePrompt } from './judge-message';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
 import { MISSING_SCREENSHOT_CAPTION } from './judge-prompts';
 import { JUDGMENT_OUTPUT } from './judgment-output';
+import { assertWritableJudgment, provenanceFor, servedModelOf } from './provenance';
+import { readUpstreamCaption } from './upstream-captions';
 import { runFactsOf, type RunFacts } from './run-facts';
 import { loadTrajectory, type Trajectory } from './trajectory';
 
@@ -50,6 +55,11 @@ export interface JudgeTrajectoryOptions {
   readonly limits?: TrajectoryFileLimits;
   /** Make captions again instead of reading cached ones (`--force`). */
   readonly refreshCaptions?: boolean;
+  /**
+   * The version dir judgment.json goes in: a provenance-qualified sibling of `promptVersion` (see
+   * `qualifiedVersionDir`) when the standard one holds another tool's verdict. @default `promptVersion`
+   */
+  readonly versionDir?: string;
   readonly abortSignal?: AbortSignal;
 }
 
@@ -66,6 +76,8 @@ export interface JudgeUsage {
 /** What {@link judgeTrajectory} returns. */
 export interface JudgeTrajectoryResult {
   readonly judgment: Judgment;
+  /** What made the verdict (as written under `osharm_provenance`). */
+  readonly provenance: JudgmentProvenance;
   readonly usage: JudgeUsage;
   readonly judgeModel: string;
   /** Path of judgment.json (when written). */
@@ -109,6 +121,8 @@ export interface PreparedJudgeInput {
   readonly captionUsage: TokenUsage;
   readonly captionCalls: number;
   readonly cachedCaptions: number;
+  /** The captioner model, for caption-based judge types. */
+  readonly captionerModel?: string;
 }
 
 /**
@@ -129,6 +143,7 @@ export async function prepareJudgeInput(
   let captionUsage = zero;
   let captionCalls = 0;
   let cachedCaptions = 0;
+  let captionerModel: string | undefined;
   if (needsCaptions) {
     const captioner = resolveCaptioner(
       options.captioner,
@@ -141,11 +156,25 @@ export async function prepareJudgeInput(
     if (judgeType !== 'aer') {
       for (const step of trajectory.steps) if (step.screenshot) wanted.add(step.screenshot);
     }
+    captionerModel = captioner.modelId;
     const cacheDir = join(trajectory.dir, 'captions', captioner.modelId);
     const limit = pLimit(4);
     await Promise.all(
       [...wanted].map(image =>
         limit(async () => {
+          if (!options.refreshCaptions) {
+            const upstream = await readUpstreamCaption({
+              dir: trajectory.dir,
+              captioner: captioner.modelId,
+              image,
+              isFinal: image === trajectory.finalScreenshot,
+            });
+            if (upstream !== undefined) {
+              captions.set(image, upstream);
+              cachedCaptions += 1;
+              return;
+            }
+          }
           const result = await captioner.caption({
             image,
             cacheDir,
@@ -170,7 +199,7 @@ export async function prepareJudgeInput(
     caption: async image =>
       image ? (captions.get(image) ?? MISSING_SCREENSHOT_CAPTION) : MISSING_SCREENSHOT_CAPTION,
   });
-  return { trajectory, prompt, captionUsage, captionCalls, cachedCaptions };
+  return { trajectory, prompt, captionUsage, captionCalls, cachedCaptions, captionerModel };
 }
 
 function requireDir(dir: string | undefined): string {
@@ -242,9 +271,12 @@ export function messagesForFile(prompt: JudgePrompt, dir: string): unknown[] {
 }
 
 /**
- * Writes judgment.json (and messages.json) where upstream puts them; returns the judgment path.
- * Through task-schema's `writeArtifact`: keys redacted, atomic, and only into real directories
- * inside the trajectory dir (a symlinked `judgment/` dir is refused).
+ * Writes judgment.json where upstream puts it (or in `versionDir`, a provenance-qualified sibling
+ * of the version dir), with its provenance record under `osharm_provenance`, and the judge input as
+ * messages.json beside it; returns the judgment path. The trajectory's own `messages.json` (where
+ * upstream writes its judge input) is written only when there is none: one another tool wrote is
+ * never replaced. Through task-schema's `writeArtifact`: keys redacted, atomic, and only into real
+ * directories inside the trajectory dir (a symlinked `judgment/` dir is refused).
  */
 export async function writeJudgment(options: {
   dir: string;
@@ -253,25 +285,46 @@ export async function writeJudgment(options: {
   judgeType: JudgeType;
   promptVersion: PromptVersion;
   observationType: ObservationType;
+  /** The version dir to write in. @default `promptVersion` */
+  versionDir?: string;
+  /** What made the verdict, written under `osharm_provenance`. */
+  provenance?: JudgmentProvenance;
   prompt?: JudgePrompt;
 }): Promise<string> {
-  if (options.prompt) {
-    await writeArtifact(
-      options.dir,
-      'messages.json',
-      `${JSON.stringify(messagesForFile(options.prompt, options.dir), null, 2)}\n`,
-    );
+  const file = judgmentRelativePath({
+    judgeModel: options.judgeModel,
+    judgeType: options.judgeType,
+    promptVersion: options.versionDir ?? options.promptVersion,
+    observationType: options.observationType,
+  });
+  await assertWritableJudgment(options.dir, file);
+  if (options.prompt) await writeMessages(options.dir, options.prompt, dirname(file));
+  const content = options.provenance
+    ? { ...options.judgment, [PROVENANCE_KEY]: options.provenance }
+    : options.judgment;
+  return writeArtifact(options.dir, file, `${JSON.stringify(content, null, 2)}\n`);
+}
+
+/**
+ * Writes the judge input as messages.json in `besideDir` (relative to the trajectory dir) when
+ * given, and at the trajectory's top level when no messages.json is there yet.
+ */
+export async function writeMessages(
+  dir: string,
+  prompt: JudgePrompt,
+  besideDir?: string,
+): Promise<void> {
+  const text = `${JSON.stringify(messagesForFile(prompt, dir), null, 2)}\n`;
+  if (besideDir !== undefined) await writeArtifact(dir, `${besideDir}/messages.json`, text);
+  const top = join(dir, 'messages.json');
+  let present = false;
+  try {
+    await lstat(top);
+    present = true;
+  } catch {
+    // none yet
   }
-  return writeArtifact(
-    options.dir,
-    judgmentRelativePath({
-      judgeModel: options.judgeModel,
-      judgeType: options.judgeType,
-      promptVersion: options.promptVersion,
-      observationType: options.observationType,
-    }),
-    `${JSON.stringify(options.judgment, null, 2)}\n`,
-  );
+  if (!present) await writeArtifact(dir, 'messages.json', text);
 }
 
 /**
@@ -298,6 +351,7 @@ export async function judgeTrajectory(
   let usage = zero;
   let calls = prepared.captionCalls;
   let judgment: Judgment | undefined;
+  let servedModel: string | undefined;
   let lastError: unknown;
   for (let attempt = 0; attempt <= (options.maxOutputRetries ?? 2); attempt += 1) {
     options.abortSignal?.throwIfAborted();
@@ -311,6 +365,7 @@ export async function judgeTrajectory(
       });
       usage = addUsage(usage, result.usage);
       judgment = validateJudgment(result.object, trajectory.steps.length, model.modelId);
+      servedModel = servedModelOf(result.response);
       break;
     } catch (error) {
       if (!JudgeOutputError.isInstance(error)) throw error;
@@ -318,6 +373,16 @@ export async function judgeTrajectory(
     }
   }
   if (!judgment) throw lastError;
+  const provenance = provenanceFor(
+    {
+      judgeModel: model.modelId,
+      judgeType,
+      promptVersion,
+      observationType,
+      captioner: prepared.captionerModel,
+    },
+    servedModel,
+  );
   const judgmentFile =
     options.write === false
       ? undefined
@@ -328,10 +393,13 @@ export async function judgeTrajectory(
           judgeType,
           promptVersion,
           observationType,
+          versionDir: options.versionDir,
+          provenance,
           prompt,
         });
   return {
     judgment,
+    provenance,
     judgeModel: model.modelId,
     usage: {
       judge: usage,

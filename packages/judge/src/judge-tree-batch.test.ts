@@ -165,9 +165,9 @@ describe.each(VENDORS)('judgeTree with batchApi: $model', ({ vendor, model, done
     // Files: judgment.json and messages.json per judged trajectory, the results file, no state.
     for (const dir of judged) {
       const file = join(dir, `judgment/${model}/aer/v3/judgment.json`);
-      expect(judgmentSchema.parse(JSON.parse(await readFile(file, 'utf8')))).toEqual(
-        result.results[dir],
-      );
+      const written = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+      expect(judgmentSchema.parse(written)).toMatchObject(result.results[dir]!);
+      expect(written.osharm_provenance).toMatchObject({ judge_model_requested: model });
       expect(existsSync(join(dir, 'messages.json'))).toBe(true);
     }
     expect(existsSync(join(dirs[4]!, 'judgment'))).toBe(false);

@@ -20,11 +20,12 @@ import type { ImageOptions } from './judge-images';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
 import {
   imagesWithLimits,
-  messagesForFile,
   prepareJudgeInput,
   validateJudgment,
   writeJudgment,
+  writeMessages,
 } from './judge-trajectory';
+import { provenanceFor, servedModelOf } from './provenance';
 import type { JudgeTreeEvent } from './judge-tree';
 import { JUDGMENT_OUTPUT } from './judgment-output';
 
@@ -41,6 +42,8 @@ interface BatchState {
 export interface BatchTreeOptions {
   readonly rootDir: string;
   readonly dirs: readonly string[];
+  /** The version dir each trajectory's judgment goes in (default: the prompt version). */
+  readonly versionDirs?: Readonly<Record<string, string>>;
   readonly model: JudgeModelV1;
   readonly captioner: Captioner | undefined;
   readonly judgeType: JudgeType;
@@ -252,13 +255,19 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
       };
       try {
         const judgment = validateJudgment(result.result.object, item.steps, options.model.modelId);
-        await writeJudgment({
-          dir: item.dir,
-          judgment,
+        const request = {
           judgeModel: options.model.modelId,
           judgeType: options.judgeType,
           promptVersion: options.promptVersion,
           observationType: options.observationType,
+          captioner: options.captioner?.modelId,
+        };
+        await writeJudgment({
+          dir: item.dir,
+          judgment,
+          ...request,
+          versionDir: options.versionDirs?.[item.dir],
+          provenance: provenanceFor(request, servedModelOf(result.result.response)),
         });
         outcome.results[item.dir] = judgment;
       } catch (error) {
@@ -281,9 +290,6 @@ async function writeJudgmentMessages(
   dir: string,
   input: Awaited<ReturnType<typeof prepareJudgeInput>>,
 ) {
-  await writeArtifact(
-    dir,
-    'messages.json',
-    `${JSON.stringify(messagesForFile(input.prompt, dir), null, 2)}\n`,
-  );
+  // Never over a messages.json another tool wrote (see writeMessages).
+  await writeMessages(dir, input.prompt);
 }

@@ -330,7 +330,7 @@ describe('judgeTree: discovery, results file, judgments', () => {
     // judgment.json per trajectory, at judgment/{model}/{type}/{version}/judgment.json.
     for (const dir of judged) {
       const path = join(dir, 'judgment/gpt-4.1/aer/v3/judgment.json');
-      expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(result.results[dir]);
+      expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject(result.results[dir]!);
       expect(existsSync(join(dir, 'messages.json'))).toBe(true);
       expect(await readExistingJudgment(dir, settings)).toEqual(result.results[dir]);
     }
@@ -376,7 +376,7 @@ describe('judgeTree: discovery, results file, judgments', () => {
     expect(existsSync(join(root, 'batch_judgment_results_gpt-4.1_default_v3.json'))).toBe(false);
     for (const entry of entries) {
       const path = join(root, entry.rel, 'judgment/gpt-4.1/a11_tree_default/v3/judgment.json');
-      expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(defaultVerdict(entry.tag));
+      expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject(defaultVerdict(entry.tag));
     }
   }, 30_000);
 
@@ -503,12 +503,12 @@ describe('judgeTree: bounded concurrency', () => {
 });
 
 describe('judgeTree: resume', () => {
-  it('a rerun makes no judge call; force re-judges all; a corrupt judgment.json is re-judged', async () => {
+  it('a rerun makes no judge call; force re-judges all; a corrupt judgment.json is kept, and re-judged beside it on request', async () => {
     const stand = await standIn();
     const root = await newRoot();
     const entries = flatEntries(6, 31);
     await writeTree(root, entries);
-    const run = (options: { force?: boolean } = {}) =>
+    const run = (options: { force?: boolean; rejudgeForeign?: boolean } = {}) =>
       judgeTree({
         rootDir: root,
         model: createJudgeModel('gpt-4.1', stand.routing()),
@@ -534,6 +534,11 @@ describe('judgeTree: resume', () => {
     expect(second.summary).toEqual(first.summary);
     expect(second.breakdown).toEqual(first.breakdown);
     expect(second.usage).toMatchObject({ model_calls: 0, skipped_already_judged: 6 });
+    // Times measured by the first run are kept when the file is rewritten over skipped judgments.
+    expect(Object.keys(second.timing.processing_times).sort()).toEqual(
+      Object.keys(first.timing.processing_times).sort(),
+    );
+    expect(second.timing.processing_times).toEqual(first.timing.processing_times);
     expect(events).toEqual([{ type: 'start', total: 6, skipped: 6, pending: 0, errored: 0 }]);
 
     mark = stand.log.length;
@@ -549,15 +554,28 @@ describe('judgeTree: resume', () => {
     expect(forced.usage).toMatchObject({ cached_captions: 0, skipped_already_judged: 0 });
     expect(forced.results).toEqual(first.results);
 
-    // Damage two judgments: broken JSON, and JSON that is not a judgment.
+    // Damage two judgments: broken JSON, and JSON that is not a judgment. osharm writes
+    // atomically, so neither is its own: both are kept byte for byte and reported, not re-judged.
     const dirs = entries.map(entry => join(root, entry.rel));
-    await writeFile(join(dirs[1]!, 'judgment/gpt-4.1/aer/v3/judgment.json'), '{"reasoning": "cut');
-    await writeFile(
+    const damaged = [
+      join(dirs[1]!, 'judgment/gpt-4.1/aer/v3/judgment.json'),
       join(dirs[4]!, 'judgment/gpt-4.1/aer/v3/judgment.json'),
-      JSON.stringify({ reasoning: 'no verdict' }),
-    );
+    ];
+    await writeFile(damaged[0]!, '{"reasoning": "cut');
+    await writeFile(damaged[1]!, JSON.stringify({ reasoning: 'no verdict' }));
+    const damagedBytes = await Promise.all(damaged.map(file => readFile(file)));
     mark = stand.log.length;
-    const repaired = await run();
+    const kept = await run();
+    expect(stand.judgeCalls(mark)).toEqual([]);
+    expect(Object.keys(kept.foreign)).toEqual([dirs[1], dirs[4]].sort());
+    expect(kept.foreign[dirs[1]!]).toMatch(/not valid JSON/);
+    expect(kept.foreign[dirs[4]!]).toMatch(/not a judgment \(success: /);
+    expect(Object.keys(kept.results)).toHaveLength(4);
+    expect(kept.summary.total_trajectories).toBe(4);
+
+    // --rejudge-foreign judges exactly those two, beside the kept files.
+    mark = stand.log.length;
+    const repaired = await run({ rejudgeForeign: true });
     expect(
       stand
         .judgeCalls(mark)
@@ -565,13 +583,19 @@ describe('judgeTree: resume', () => {
         .sort(),
     ).toEqual([entries[1]!.tag, entries[4]!.tag]);
     expect(repaired.results).toEqual(first.results);
+    expect(repaired.foreign).toEqual({});
     expect(repaired.usage.skipped_already_judged).toBe(4);
-    for (const dir of dirs) {
-      const judgment = judgmentSchema.parse(
-        JSON.parse(await readFile(join(dir, 'judgment/gpt-4.1/aer/v3/judgment.json'), 'utf8')),
-      );
-      expect(judgment).toEqual(first.results[dir]);
+    for (const [index, file] of damaged.entries())
+      expect((await readFile(file)).equals(damagedBytes[index]!)).toBe(true);
+    for (const dir of [dirs[1]!, dirs[4]!]) {
+      const beside = join(dir, 'judgment/gpt-4.1/aer/v3.osharm.gpt-4o-2024-11-20/judgment.json');
+      expect(JSON.parse(await readFile(beside, 'utf8'))).toMatchObject(first.results[dir]!);
     }
+    // And a rerun reuses the verdicts beside them.
+    mark = stand.log.length;
+    const again = await run({ rejudgeForeign: true });
+    expect(stand.judgeCalls(mark)).toEqual([]);
+    expect(again.results).toEqual(first.results);
   }, 30_000);
 });
 
@@ -799,7 +823,8 @@ describe('judgeTree: kill and rerun', () => {
       );
       expect(Object.keys(written.results).length + Object.keys(written.errors).length).toBe(30);
       expect(Object.keys(written.results).sort()).toEqual([...tagByDir.keys()].sort());
-      for (const [dir, judgment] of judgedAfterKill) expect(written.results[dir]).toEqual(judgment);
+      for (const [dir, judgment] of judgedAfterKill)
+        expect(judgment).toMatchObject(written.results[dir]!);
       for (const file of await findJudgmentFiles(root))
         expect(judgmentSchema.safeParse(JSON.parse(await readFile(file, 'utf8'))).success).toBe(
           true,

@@ -28,6 +28,8 @@ import {
   type JudgeTrajectoryOptions,
 } from './judge-trajectory';
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
+import { previousProcessingTimes, resultsFileToWrite } from './previous-results';
+import { describeForeign, planResume } from './provenance';
 import { readRunFacts, type RunFacts } from './run-facts';
 import { summarizeTree } from './tree-summary';
 import { usageCost, type ModelPrice } from '@osharm/metrics';
@@ -88,6 +90,13 @@ export interface JudgeTreeOptions extends Pick<
    */
   readonly force?: boolean;
   /**
+   * Judge trajectories whose judgment path holds a verdict of another provenance (upstream's, or
+   * osharm's with other settings) again. The old file stays where it is; the new verdict goes to
+   * a provenance-qualified sibling version dir (`qualifiedVersionDir`). Without it such a
+   * trajectory is kept as it is and listed under `foreign`.
+   */
+  readonly rejudgeForeign?: boolean;
+  /**
    * Wall-clock limit on judging one trajectory (captions + judge calls), in ms; past it the
    * trajectory is recorded in `errors` and the batch goes on. Not applied with `batchApi`.
    * @default 900000 (15 min)
@@ -144,6 +153,12 @@ export type JudgeTreeResult = {
    * line) or is unfinished (no result.txt). Trajectory dir → reason. osharm's key.
    */
   errored_runs: Record<string, string>;
+  /**
+   * Trajectories not judged because their judgment path holds a verdict of another provenance
+   * (kept, never overwritten, and not counted in `results` or `summary`): why, and what was read
+   * leniently in it.
+   */
+  foreign: Record<string, string>;
   usage: TreeUsage;
 } & ReturnType<typeof summarizeTree>;
 
@@ -185,7 +200,9 @@ export async function readExistingJudgment(
       maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
     });
     const parsed = judgmentSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
+    if (!parsed.success) return undefined;
+    const { reasoning, success, safety, violation_step } = parsed.data;
+    return { reasoning, success, safety, violation_step };
   } catch {
     // missing, refused (symlink, not a regular file, too large) or invalid: judged again
     return undefined;
@@ -229,6 +246,11 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     ? resolveCaptioner(options.captioner, imagesWithLimits(options.images, options.limits))
     : undefined;
   const settings = { judgeModel: model.modelId, judgeType, promptVersion, observationType };
+  const request = { ...settings, captioner: captioner?.modelId };
+  const resultsFile = await resultsFileToWrite(
+    options.rootDir,
+    batchResultsPath({ rootDir: options.rootDir, ...settings }),
+  );
 
   // Run dirs without better_log.json too: a run that errored before its first step is listed.
   const dirs = await discoverTrajectories(options.rootDir, { runDirs: true });
@@ -238,6 +260,8 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   const runFacts: Record<string, RunFacts | undefined> = {};
   const pending: string[] = [];
   const erroredRuns: Record<string, string> = {};
+  const foreign: Record<string, string> = {};
+  const versionDirs: Record<string, string> = {};
   for (const dir of dirs) {
     // A run that errored or never finished has no verdict to give: list it, never judge it.
     const status = await readRunStatus(dir);
@@ -249,14 +273,22 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       erroredRuns[dir] = status.reason;
       continue;
     }
-    const existing = options.force ? undefined : await readExistingJudgment(dir, settings);
-    if (existing) {
-      results[dir] = existing;
+    const plan = await planResume(dir, request, options);
+    if (plan.action === 'reuse') {
+      results[dir] = plan.judgment;
       runFacts[dir] = await readRunFacts(dir);
-    } else pending.push(dir);
+    } else if (plan.action === 'keep-foreign') foreign[dir] = describeForeign(plan.foreign);
+    else {
+      versionDirs[dir] = plan.versionDir;
+      pending.push(dir);
+    }
   }
+  Object.assign(
+    processingTimes,
+    await previousProcessingTimes(options.rootDir, resultsFile, new Set(Object.keys(results))),
+  );
   const errored = Object.keys(erroredRuns).length;
-  const skipped = dirs.length - errored - pending.length;
+  const skipped = dirs.length - errored - pending.length - Object.keys(foreign).length;
   options.onProgress?.({
     type: 'start',
     total: dirs.length,
@@ -264,6 +296,11 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     pending: pending.length,
     errored,
   });
+  if (Object.keys(foreign).length > 0)
+    options.onProgress?.({
+      type: 'note',
+      message: `${Object.keys(foreign).length} trajectory(ies) hold a verdict of another provenance: kept, not judged (--rejudge-foreign judges them beside it)`,
+    });
 
   let judgeUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let captionUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
@@ -275,6 +312,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     const outcome = await judgeTreeWithBatchApi({
       ...options,
       dirs: pending,
+      versionDirs,
       model,
       captioner,
       judgeType,
@@ -316,6 +354,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
                   images: options.images,
                   limits: options.limits,
                   refreshCaptions: options.force,
+                  versionDir: versionDirs[dir],
                   abortSignal: signal,
                 }),
             );
@@ -407,12 +446,16 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
         .sort()
         .map(key => [key, erroredRuns[key]!]),
     ),
+    foreign: Object.fromEntries(
+      Object.keys(foreign)
+        .sort()
+        .map(key => [key, foreign[key]!]),
+    ),
   };
   if (options.write !== false) {
-    const file = batchResultsPath({ rootDir: options.rootDir, ...settings });
     await writeArtifact(
       options.rootDir,
-      relative(options.rootDir, file),
+      relative(options.rootDir, resultsFile),
       `${JSON.stringify(output, null, 2)}\n`,
     );
   }

@@ -129,4 +129,30 @@ describe('describeTrajectoryPath', () => {
       false,
     );
   });
+
+  it('reads a model name with / that upstream nested in dirs', () => {
+    const path =
+      '/r/pyautogui/screenshot_a11y_tree/Qwen/Qwen2.5-VL-72B-Instruct_jailbreak/chrome/_abc__inject__desktop_notification__email_send_password';
+    expect(describeTrajectoryPath(path)).toMatchObject({
+      model: 'Qwen/Qwen2.5-VL-72B-Instruct',
+      jailbreak: true,
+      domain: 'chrome',
+      observationType: 'screenshot_a11y_tree',
+      actionSpace: 'pyautogui',
+      category: 'injection',
+    });
+    // osharm's older flat name, and a plain name, are read as before
+    expect(
+      describeTrajectoryPath('/r/pyautogui/screenshot/Qwen_Qwen2.5-VL-72B-Instruct/os/t1'),
+    ).toMatchObject({
+      model: 'Qwen_Qwen2.5-VL-72B-Instruct',
+      observationType: 'screenshot',
+      actionSpace: 'pyautogui',
+    });
+    // a segment that is not an observation type before the model does not make it nested
+    expect(describeTrajectoryPath('/screenshot/a/b/c/os/t1')).toMatchObject({
+      model: 'c',
+      domain: 'os',
+    });
+  });
 });

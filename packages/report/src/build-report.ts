@@ -10,6 +10,7 @@ import {
   toMarkdownTable,
   type TableRow,
 } from '@osharm/metrics';
+import { judgesTable } from './judges-table';
 import { renderHtmlReport, type HtmlReportOptions } from './report-html';
 import {
   allJudgments,
@@ -81,9 +82,19 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
         }.`
       : (judgingStatus(tree) ?? ''),
     '',
-    '## Headline',
-    '',
   ];
+  if (tree.judges.length > 1 || tree.judges.some(judge => judge.normalised > 0)) {
+    const judges = judgesTable(tree);
+    lines.push(
+      '## Judges',
+      '',
+      'Each judge configuration found, with what made its verdicts; rates are never pooled across rows.',
+      '',
+      toMarkdownTable(judges.rows, judges.columns),
+      '',
+    );
+  }
+  lines.push('## Headline', '');
   const headline = headlineTableRows(headlineTable(items));
   lines.push(toMarkdownTable(headline.rows, headline.columns), '');
   const runs = runLabels(tree);
@@ -162,6 +173,8 @@ const csvColumns = [
   'judge_model',
   'judge_type',
   'prompt_version',
+  'judge',
+  'judge_provenance',
   'safety',
   'success',
   'violation_step',
@@ -210,6 +223,8 @@ function csvReport(tree: ResultsTree): string {
         judge_model: judgment.judgeModel,
         judge_type: judgment.judgeType,
         prompt_version: judgment.promptVersion,
+        judge: judgment.key,
+        judge_provenance: judgment.provenanceLabel,
         safety: judgment.judgment!.safety,
         success: judgment.judgment!.success,
         violation_step: judgment.judgment!.violation_step,

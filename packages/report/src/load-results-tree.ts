@@ -22,6 +22,7 @@ import {
   type TrajLine,
   type TrajStepLine,
 } from '@osharm/task-schema';
+import { separateProvenance } from './judge-provenance';
 import { mapLimit } from './map-limit';
 import {
   BATCH_RESULTS_FILE,
@@ -90,7 +91,7 @@ export async function loadResultsTree(
   const loaded = await mapLimit(found, concurrency, ({ root, dir }) =>
     loadTrajectoryRecord(dir, root, limits),
   );
-  const trajectories = assignRunLabels(loaded);
+  const trajectories = separateProvenance(assignRunLabels(loaded));
   return {
     roots: absoluteRoots,
     trajectories,
@@ -277,8 +278,11 @@ async function loadTrajectoryRecord(
   }
 
   const judgments = await loadJudgments(dir, mtimes, limits, notes);
-  for (const record of judgments)
+  for (const record of judgments) {
     if (record.error) notes.push(`judgment ${record.key}: ${record.error}`);
+    if (record.normalised)
+      notes.push(`judgment ${record.key}: read leniently (${record.normalised.join('; ')})`);
+  }
 
   // recording.mp4: never read here, only linked / streamed; it must still be a regular file inside.
   const recordingCheck = await checkTrajectoryFile('recording.mp4', {
@@ -397,7 +401,9 @@ function judgeConfigs(trajectories: readonly TrajectoryRecord[]): JudgeConfig[] 
         judgeModel: record.judgeModel,
         judgeType: record.judgeType,
         promptVersion: record.promptVersion,
+        provenance: record.provenanceLabel,
         count: (existing?.count ?? 0) + 1,
+        normalised: (existing?.normalised ?? 0) + (record.normalised ? 1 : 0),
       });
     }
   }

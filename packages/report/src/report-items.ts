@@ -48,7 +48,12 @@ export function toJudgedTrajectory(
       judgment: judgment.judgment,
       judgeModel: judgment.judgeModel,
       judgeType: judgment.judgeType,
-      promptVersion: judgment.promptVersion,
+      // A key split by provenance (see separateProvenance) keeps its verdicts apart in metrics'
+      // per-judge grouping (model × type × version) too.
+      promptVersion:
+        judgment.key === `${judgment.judgeModel}/${judgment.judgeType}/${judgment.promptVersion}`
+          ? judgment.promptVersion
+          : `${judgment.promptVersion} (${judgment.provenanceLabel})`,
     }),
   };
 }

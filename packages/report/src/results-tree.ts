@@ -2,6 +2,7 @@ import type { InjectionEvidence } from '@osharm/injection';
 import type { TrajectoryInjection } from '@osharm/metrics';
 import type {
   Judgment,
+  JudgmentProvenance,
   RunParams,
   SetupDownloadEntry,
   SetupWarningEntry,
@@ -41,8 +42,15 @@ export interface JudgeConfig {
   readonly judgeType: string;
   /** Prompt version dir, e.g. `v3`. */
   readonly promptVersion: string;
+  /**
+   * What made its verdicts (`other tool`, or `osharm …` with its settings); verdicts of different
+   * provenance never share a configuration (see `separateProvenance`).
+   */
+  readonly provenance: string;
   /** Trajectories holding a readable judgment of this configuration. */
   readonly count: number;
+  /** How many of its verdicts were read leniently (e.g. `"violation_step": "0"`). */
+  readonly normalised: number;
 }
 
 /** One failed judgment, from the `errors` of a batch results file. */
@@ -70,6 +78,12 @@ export interface JudgmentRecord {
   readonly judgment?: Judgment;
   /** Why the file could not be read (invalid JSON, wrong shape). */
   readonly error?: string;
+  /** osharm's record of what made the verdict; undefined for a file another tool wrote. */
+  readonly provenance?: JudgmentProvenance;
+  /** See {@link JudgeConfig.provenance}. */
+  readonly provenanceLabel: string;
+  /** What was read leniently in the file (a loosely formed verdict of another tool). */
+  readonly normalised?: readonly string[];
 }
 
 /** One action that ran (a `traj.jsonl` step line). */

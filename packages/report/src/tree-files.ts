@@ -1,13 +1,14 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import {
-  judgmentSchema,
   openTrajectoryFile,
+  readJudgmentLeniently,
   parseJsonText,
   UnsafeFileError,
   type TrajectoryFileLimits,
   type TrajStepLine,
 } from '@osharm/task-schema';
+import { provenanceLabel } from './judge-provenance';
 import type { JudgeFailure, JudgmentRecord } from './results-tree';
 
 // What the report reads around a trajectory's own logs: capped text files, its judgments, whether
@@ -162,6 +163,7 @@ export async function loadJudgments(
       judgeType,
       promptVersion,
       file,
+      provenanceLabel: provenanceLabel(undefined),
     };
     const text = await readCapped(dir, relative(dir, file), limits.maxTextBytes, mtimes, notes);
     if (text === undefined) continue;
@@ -170,13 +172,19 @@ export async function loadJudgments(
       records.push({ ...head, error: `not valid JSON (${json.issue.message})` });
       continue;
     }
-    const parsed = judgmentSchema.safeParse(json.value);
-    if (parsed.success) records.push({ ...head, judgment: parsed.data });
-    else
+    // Another tool's loosely formed verdict is read where its meaning is clear, and says so.
+    const read = readJudgmentLeniently(json.value);
+    if (read.ok)
       records.push({
         ...head,
-        error: `not a judgment (${parsed.error.issues[0]?.path.join('.') || '$'}: ${parsed.error.issues[0]?.message ?? 'invalid'})`,
+        judgment: read.judgment,
+        ...(read.provenance && {
+          provenance: read.provenance,
+          provenanceLabel: provenanceLabel(read.provenance),
+        }),
+        ...(read.normalised.length > 0 && { normalised: read.normalised }),
       });
+    else records.push({ ...head, error: `not a judgment (${read.issue})` });
   }
   return records;
 }

@@ -113,6 +113,12 @@ export {
   setupWarningsSchema,
 } from './setup-warnings-schema';
 export type { SetupDownloadEntry, SetupWarningEntry, SetupWarnings } from './setup-warnings-schema';
+export {
+  judgmentProvenanceSchema,
+  PROVENANCE_KEY,
+  readJudgmentLeniently,
+} from './judgment-provenance';
+export type { JudgmentProvenance, LenientJudgment } from './judgment-provenance';
 export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
 export { ensureDirInside, writeArtifact } from './artifact-write';

@@ -59,8 +59,8 @@ export type RateValue = z.infer<typeof rateSchema>;
 
 /**
  * The batch results file of `run_judge_batch` (seeds/003), keys `config`, `results`, `errors`,
- * `timing`, `summary` in upstream's shape; osharm adds `breakdown` (rates by slice) and `usage`
- * (tokens and cost), which upstream readers ignore.
+ * `timing`, `summary` in upstream's shape; osharm adds `breakdown` (rates by slice), `usage`
+ * (tokens and cost) and `foreign` (verdicts of another provenance, kept), which upstream readers ignore.
  */
 export const batchResultsSchema = z.looseObject({
   config: z.looseObject({
@@ -92,5 +92,7 @@ export const batchResultsSchema = z.looseObject({
     .record(z.string(), z.record(z.string(), z.record(z.string(), rateSchema)))
     .optional(),
   usage: z.record(z.string(), z.unknown()).optional(),
+  /** osharm: trajectories kept, not judged, because their judgment path holds a verdict of another provenance (why). */
+  foreign: z.record(z.string(), z.string()).optional(),
 });
 export type BatchResults = z.infer<typeof batchResultsSchema>;

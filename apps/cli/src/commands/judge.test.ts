@@ -121,6 +121,7 @@ describe('osharm judge', () => {
       'breakdown',
       'usage',
       'errored_runs',
+      'foreign',
     ]);
   });
 });

@@ -161,7 +161,10 @@ describe.runIf(canRun)('osharm run on the local desktop', () => {
     const judgment = judgmentSchema.parse(
       JSON.parse(readFileSync(join(dir, 'judgment/gpt-4.1/aer/v3/judgment.json'), 'utf8')),
     );
-    expect(judgment).toEqual(safeVerdict);
+    // upstream's keys, and what made the verdict (osharm_provenance, which upstream ignores)
+    const { osharm_provenance: provenance, ...verdict } = judgment as Record<string, unknown>;
+    expect(verdict).toEqual(safeVerdict);
+    expect(provenance).toMatchObject({ tool: 'osharm', judge_type: 'aer', prompt_version: 'v3' });
     // The agent's request carried the screenshot and the a11y table; the key never reached a file.
     const agentCall = server.calls.find(
       call =>
@@ -190,7 +193,7 @@ describe.runIf(canRun)('osharm run on the local desktop', () => {
     expect(lines[1]).toMatchObject({ step_num: 2, action: 'DONE', info: { done: true } });
     expect(
       JSON.parse(readFileSync(join(dir, 'judgment/gpt-4.1/aer/v3/judgment.json'), 'utf8')),
-    ).toEqual(unsafeVerdict);
+    ).toMatchObject(unsafeVerdict);
     expect(result.stdout).toMatch(/judged: 1; unsafe 100\.0%/);
   });
 

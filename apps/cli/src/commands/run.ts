@@ -286,9 +286,14 @@ async function runBenchmark(
       `no task to run: ${flags.testAllMetaPath}${flags.domain === 'all' ? '' : ` (--domain ${flags.domain})`} lists none`,
     );
   }
-  const modelDir = flags.jailbreak
-    ? jailbreakModelDir(modelDirName(flags.model))
-    : modelDirName(flags.model);
+  let modelDir: string;
+  try {
+    modelDir = flags.jailbreak
+      ? jailbreakModelDir(modelDirName(flags.model))
+      : modelDirName(flags.model);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   let runs = await planRuns({
     tasks: selected,
     resultDir: at(flags.resultDir),

@@ -1,0 +1,251 @@
+import {
+  DEFAULT_FILE_LIMITS,
+  judgmentRelativePath,
+  parseJsonText,
+  readJudgmentLeniently,
+  readTrajectoryText,
+  UnsafeFileError,
+  type Judgment,
+  type JudgmentProvenance,
+  type JudgeType,
+  type ObservationType,
+  type PromptVersion,
+} from '@osharm/task-schema';
+import { VERSION } from './version';
+
+/**
+ * Whose wording osharm's prompts are in. osharm's v1 / v2 / v3 are this project's own wording of
+ * upstream's criteria, not upstream's text, so a verdict made with them is not upstream's verdict.
+ */
+export const OSHARM_PROMPT_FAMILY = 'osharm';
+
+/** What a judging is asked to be: the settings a verdict's provenance must match to be reused. */
+export interface JudgingRequest {
+  readonly judgeModel: string;
+  readonly judgeType: JudgeType;
+  readonly promptVersion: PromptVersion;
+  readonly observationType: ObservationType;
+  /** Captioner model for caption-based judge types; undefined otherwise. */
+  readonly captioner?: string;
+}
+
+/** The provenance record of a verdict osharm makes now. */
+export function provenanceFor(
+  request: JudgingRequest,
+  servedModel: string | undefined,
+  at: Date = new Date(),
+): JudgmentProvenance {
+  return {
+    tool: 'osharm',
+    tool_version: VERSION,
+    prompt_family: OSHARM_PROMPT_FAMILY,
+    prompt_version: request.promptVersion,
+    judge_type: request.judgeType,
+    observation_type: request.observationType,
+    captioner: request.captioner ?? null,
+    judge_model_requested: request.judgeModel,
+    judge_model_served: servedModel ?? null,
+    judged_at: at.toISOString(),
+  };
+}
+
+/** The model id a vendor response names (`model` of OpenAI and Anthropic bodies), if any. */
+export function servedModelOf(response: unknown): string | undefined {
+  const model = (response as { model?: unknown } | null | undefined)?.model;
+  return typeof model === 'string' && model !== '' && model.length <= 200 ? model : undefined;
+}
+
+/** The observation type shapes the judge input of the per-step judges only. */
+const usesObservationType = (judgeType: string) =>
+  judgeType === 'default' || judgeType === 'captioned_default';
+
+/**
+ * The differences between a recorded provenance and a request, as `key: had → wanted` texts;
+ * empty when the verdict is the one the request asks for.
+ */
+export function provenanceDifferences(
+  provenance: JudgmentProvenance,
+  request: JudgingRequest,
+): string[] {
+  const wanted: [string, string | null, string | null][] = [
+    ['prompt_family', provenance.prompt_family, OSHARM_PROMPT_FAMILY],
+    ['prompt_version', provenance.prompt_version, request.promptVersion],
+    ['judge_type', provenance.judge_type, request.judgeType],
+    ['judge_model', provenance.judge_model_requested, request.judgeModel],
+    ['captioner', provenance.captioner, request.captioner ?? null],
+  ];
+  if (usesObservationType(request.judgeType))
+    wanted.push(['observation_type', provenance.observation_type, request.observationType]);
+  return wanted
+    .filter(([, had, want]) => had !== want)
+    .map(([key, had, want]) => `${key}: ${had ?? 'none'} → ${want ?? 'none'}`);
+}
+
+/**
+ * The prompt-version dir osharm writes to when the standard one holds a verdict of another
+ * provenance (with `rejudgeForeign`): `{version}.osharm` plus the observation type for per-step
+ * judges and the captioner for caption judges, e.g. `v3.osharm.screenshot`. Upstream's readers
+ * keep reading the standard dir (upstream's file, untouched); osharm's report reads both and shows
+ * them as two judges.
+ */
+export function qualifiedVersionDir(request: JudgingRequest): string {
+  const parts = [request.promptVersion, 'osharm'];
+  if (usesObservationType(request.judgeType)) parts.push(request.observationType);
+  if (request.captioner !== undefined) parts.push(request.captioner.replaceAll('/', '_'));
+  return parts.join('.');
+}
+
+/** A judgment file found where a request would write. */
+export type ExistingJudgment =
+  | { readonly state: 'none' }
+  /** osharm's verdict for exactly this request: resume reuses it. */
+  | { readonly state: 'match'; readonly judgment: Judgment; readonly versionDir: string }
+  /** A verdict of another provenance (upstream's, or osharm's with other settings): kept. */
+  | {
+      readonly state: 'foreign';
+      readonly judgment?: Judgment;
+      /** Why it is not reused (`written by another tool`, the settings that differ, or why it could not be read). */
+      readonly reason: string;
+      /** What was read leniently in it. */
+      readonly normalised: readonly string[];
+      readonly file: string;
+      /** True when osharm wrote it (a valid provenance record); only such a file may be replaced. */
+      readonly byOsharm: boolean;
+    };
+
+/** Reads the judgment at one version dir, classified against the request. */
+async function classifyAt(
+  dir: string,
+  request: JudgingRequest,
+  versionDir: string,
+): Promise<ExistingJudgment> {
+  const file = judgmentRelativePath({ ...request, promptVersion: versionDir });
+  let text: string;
+  try {
+    text = await readTrajectoryText(file, {
+      within: dir,
+      maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return { state: 'none' };
+    if (UnsafeFileError.isInstance(error) && error.reason === 'missing') return { state: 'none' };
+    // Refused (a symlink, not a regular file, too large): kept and reported, never written over.
+    return {
+      state: 'foreign',
+      reason: `not read (${error instanceof Error ? error.message : String(error)})`,
+      normalised: [],
+      file,
+      byOsharm: false,
+    };
+  }
+  const json = parseJsonText(text, file);
+  if (!json.ok)
+    return {
+      state: 'foreign',
+      reason: `not valid JSON (${json.issue.message})`,
+      normalised: [],
+      file,
+      byOsharm: false,
+    };
+  const read = readJudgmentLeniently(json.value);
+  if (!read.ok)
+    return {
+      state: 'foreign',
+      reason: `not a judgment (${read.issue})`,
+      normalised: [],
+      file,
+      byOsharm: false,
+    };
+  if (!read.provenance)
+    return {
+      state: 'foreign',
+      judgment: read.judgment,
+      reason: 'written by another tool (no osharm provenance)',
+      normalised: read.normalised,
+      file,
+      byOsharm: false,
+    };
+  const differences = provenanceDifferences(read.provenance, request);
+  if (differences.length > 0)
+    return {
+      state: 'foreign',
+      judgment: read.judgment,
+      reason: `osharm verdict of other settings (${differences.join(', ')})`,
+      normalised: read.normalised,
+      file,
+      byOsharm: true,
+    };
+  return { state: 'match', judgment: read.judgment, versionDir };
+}
+
+/**
+ * What resume does with a trajectory: reuse osharm's verdict for this request (at the standard
+ * path, or at the qualified one a `rejudgeForeign` judging wrote), judge into the standard path
+ * when it is free, or — when it holds a verdict of another provenance — keep that file and report
+ * it (`foreign`), judging into the qualified path only with `rejudgeForeign`.
+ */
+export type ResumePlan =
+  | { readonly action: 'reuse'; readonly judgment: Judgment; readonly versionDir: string }
+  | { readonly action: 'judge'; readonly versionDir: string; readonly kept?: ExistingJudgment }
+  | {
+      readonly action: 'keep-foreign';
+      readonly foreign: Extract<ExistingJudgment, { state: 'foreign' }>;
+    };
+
+/** Plans resume for one trajectory dir (see {@link ResumePlan}). `force` re-judges osharm's own verdicts. */
+export async function planResume(
+  dir: string,
+  request: JudgingRequest,
+  options: { readonly force?: boolean; readonly rejudgeForeign?: boolean } = {},
+): Promise<ResumePlan> {
+  const standard = await classifyAt(dir, request, request.promptVersion);
+  if (standard.state === 'none') return { action: 'judge', versionDir: request.promptVersion };
+  if (standard.state === 'match')
+    return options.force
+      ? { action: 'judge', versionDir: request.promptVersion }
+      : { action: 'reuse', judgment: standard.judgment, versionDir: standard.versionDir };
+  const qualifiedDir = qualifiedVersionDir(request);
+  const qualified = await classifyAt(dir, request, qualifiedDir);
+  if (qualified.state === 'match' && !options.force)
+    return { action: 'reuse', judgment: qualified.judgment, versionDir: qualifiedDir };
+  if (!options.rejudgeForeign) return { action: 'keep-foreign', foreign: standard };
+  // The qualified path is osharm's own: only a verdict osharm wrote there may be replaced.
+  if (qualified.state === 'foreign' && !qualified.byOsharm)
+    return { action: 'keep-foreign', foreign: qualified };
+  return { action: 'judge', versionDir: qualifiedDir, kept: standard };
+}
+
+/** One line for a kept foreign verdict: where, why, and what was read leniently. */
+export function describeForeign(foreign: Extract<ExistingJudgment, { state: 'foreign' }>): string {
+  const normalised =
+    foreign.normalised.length > 0 ? `; read leniently: ${foreign.normalised.join('; ')}` : '';
+  return `${foreign.file}: ${foreign.reason}${normalised}`;
+}
+
+/**
+ * Refuses to write a judgment over a file osharm did not write (another tool's verdict, a damaged
+ * or refused file): the last guard behind {@link planResume}, for every caller of `writeJudgment`.
+ * @throws {Error} naming the file when it exists and holds no valid osharm provenance.
+ */
+export async function assertWritableJudgment(dir: string, file: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readTrajectoryText(file, {
+      within: dir,
+      maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return;
+    if (UnsafeFileError.isInstance(error) && error.reason === 'missing') return;
+    throw new Error(
+      `${file}: not written over (${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
+    );
+  }
+  const json = parseJsonText(text, file);
+  const read = json.ok ? readJudgmentLeniently(json.value) : undefined;
+  if (!read?.ok || !read.provenance)
+    throw new Error(
+      `${file}: holds a judgment osharm did not write; kept, not written over (rejudgeForeign / --rejudge-foreign writes beside it)`,
+    );
+}
