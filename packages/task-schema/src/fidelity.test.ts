@@ -85,6 +85,7 @@ describe('fidelityRecord', () => {
 
   it('missing apps, GNOME-only apps and an unfinished setup are reasons', () => {
     const gimp = fidelityRecord(base({ domain: 'gimp', installedApps: ['terminal'] }));
+    expect(fidelityRecord(base({ task: task([], { related_apps: ['os'] }) })).faithful).toBe(true);
     expect(gimp.apps_missing).toEqual(['gimp']);
     const settings = fidelityRecord(base({ task: task([], { related_apps: ['settings'] }) }));
     expect(settings.reasons).toEqual(['GNOME Settings is not on this desktop']);

@@ -33,6 +33,7 @@ export interface FidelityInput {
 const APP_ALIASES: Readonly<Record<string, string>> = {
   vs_code: 'vscode',
   code: 'vscode',
+  os: 'terminal',
   google_chrome: 'chrome',
   chromium: 'chrome',
 };

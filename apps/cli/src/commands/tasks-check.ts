@@ -30,6 +30,7 @@ interface CheckFlags extends DatasetFlags, AssetFlags {
   json?: boolean;
   numEnvs: number;
   task?: string[];
+  run?: string[];
   limit?: number;
   settle: number;
   timeLimit: number;
@@ -66,6 +67,11 @@ export function tasksCheckCommand(run: CliRun): Command {
     .option('--json', 'one JSON object per line per run, then {"summary": …}')
     .option('--num-envs <n>', 'environments in parallel', positive('--num-envs', true), 1)
     .option('--task <id>', 'only this task id (repeatable)', collect)
+    .option(
+      '--run <run>',
+      'only this run, {domain}/{task id}[__inject__{vector}__{goal}] (repeatable)',
+      collect,
+    )
     .option('--limit <n>', 'at most this many runs', positive('--limit', true))
     .option(
       '--settle <s>',
@@ -109,6 +115,11 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
     modelDir: '',
     inject: flags.inject === true,
   });
+  if (flags.run) {
+    const unknown = flags.run.filter(label => !runs.some(planned => planned.label === label));
+    if (unknown.length > 0) throw new UsageError(`--run: no such run: ${unknown.join(', ')}`);
+    runs = runs.filter(planned => flags.run!.includes(planned.label));
+  }
   if (flags.limit !== undefined) runs = runs.slice(0, flags.limit);
   // Only the desktop itself must be there: a missing application is a finding, not a stop.
   if (flags.provider === 'local') checkLocalDesktop([]);
