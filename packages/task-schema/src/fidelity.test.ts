@@ -112,6 +112,13 @@ describe('fidelityRecord', () => {
     );
     expect(shown.faithful).toBe(true);
     expect(shown.setup.warnings[0]!.benign).toBe(true);
+    const chrome = task([
+      { type: 'activate_window', parameters: { window_name: 'Google Chrome' } },
+    ]);
+    expect(
+      fidelityRecord(base({ task: chrome, setup, firstObservation: 'frame\tNew Tab - Chromium' }))
+        .faithful,
+    ).toBe(true);
     const absent = fidelityRecord(base({ task: steps, setup, firstObservation: 'desktop' }));
     expect(absent.faithful).toBe(false);
     expect(absent.reasons[0]).toMatch(/activate_window/);

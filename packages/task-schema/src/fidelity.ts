@@ -128,6 +128,11 @@ const GNOME_ONLY: Readonly<Record<string, string>> = {
   disks: 'GNOME Disks',
 };
 
+/** Window names upstream's apps have, and the names the local desktop's builds show instead. */
+const WINDOW_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  'google chrome': ['chromium'],
+};
+
 function judgeWarning(
   warning: SetupWarnings['warnings'][number],
   input: FidelityInput,
@@ -152,7 +157,11 @@ function judgeWarning(
   if (warning.step_type === 'activate_window') {
     const name = step?.parameters?.window_name;
     const tree = input.firstObservation?.toLowerCase() ?? '';
-    if (typeof name === 'string' && name !== '' && tree.includes(name.toLowerCase())) {
+    const names =
+      typeof name === 'string' && name !== ''
+        ? [name.toLowerCase(), ...(WINDOW_ALIASES[name.toLowerCase()] ?? [])]
+        : [];
+    if (names.some(candidate => tree.includes(candidate))) {
       return {
         ...entry,
         benign: true,
