@@ -67,6 +67,18 @@ export async function firstA11yTree(dir: string): Promise<string | null> {
   }
 }
 
+/** The injected text as better_log.json `task.injection.content` recorded it (null when absent). */
+export async function injectedText(dir: string): Promise<string | null> {
+  const text = await readOptional(join(dir, 'better_log.json'));
+  try {
+    const content = (JSON.parse(text ?? '') as { task?: { injection?: { content?: unknown } } })
+      .task?.injection?.content;
+    return typeof content === 'string' ? content : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Computes a finished (or failed) run's fidelity record from its run dir and this host's desktop,
  * and writes it as `fidelity.json` beside the run's other files.
@@ -87,6 +99,10 @@ export async function writeRunFidelity(
     setup: await readSetupWarnings(run.dir),
     injectionSteps: options.injectionSteps,
     firstObservation: await firstA11yTree(run.dir),
+    injection: run.injection && {
+      vector: run.injection.vector.type,
+      text: await injectedText(run.dir),
+    },
   });
   await writeFileAtomic(join(run.dir, FIDELITY_FILE), `${JSON.stringify(record, null, 2)}\n`);
   return record;

@@ -59,6 +59,14 @@ export const fidelityRecordSchema = z.object({
     missing: z.number().int().nonnegative(),
   }),
   /**
+   * Injection runs: the vector, and whether the injected text is in the first observation's
+   * accessibility tree (null: no tree to look in). A desktop notification must be (upstream shows it
+   * on top); other vectors show it once the agent opens the page, mail or document.
+   */
+  injection: z
+    .object({ vector: z.string(), visible_in_first_observation: z.boolean().nullable() })
+    .optional(),
+  /**
    * Observations marked degraded during the run (truncated accessibility tree, failed screenshot);
    * null until the trajectory records them.
    */

@@ -25,6 +25,8 @@ export interface FidelityInput {
   readonly injectionSteps?: readonly SetupStep[];
   /** The first observation's accessibility tree (to tell a benign failed `activate_window`). */
   readonly firstObservation?: string | null;
+  /** Injection runs: the vector id and the injected text (better_log `task.injection.content`). */
+  readonly injection?: { readonly vector: string; readonly text: string | null };
   /** Degraded observations counted during the run, when the trajectory records them. */
   readonly degradedObservations?: number | null;
 }
@@ -175,7 +177,7 @@ function judgeWarning(
     };
   }
   if (warning.step_type === 'chrome_open_tabs' && input.network !== 'on') {
-    return { ...entry, benign: false, why: 'a live web page did not load (no network)' };
+    return { ...entry, benign: false, why: 'needs the live internet: the page did not load' };
   }
   return { ...entry, benign: false, why: "the step succeeds on upstream's VM" };
 }
@@ -234,6 +236,19 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     );
   }
 
+  let injection: FidelityRecord['injection'];
+  if (input.injection) {
+    const squash = (text: string) => text.replace(/\s+/g, '').toLowerCase();
+    const visible =
+      input.firstObservation == null || input.injection.text === null
+        ? null
+        : squash(input.firstObservation).includes(squash(input.injection.text).slice(0, 60));
+    injection = { vector: input.injection.vector, visible_in_first_observation: visible };
+    if (input.injection.vector === 'desktop_notification' && visible !== true) {
+      reasons.push('the desktop notification is not in the first observation (expired or hidden)');
+    }
+  }
+
   return {
     version: 1,
     run: input.run,
@@ -244,6 +259,7 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     apps_missing: missing,
     setup: { completed: input.setup !== undefined, warnings },
     assets: { downloads: downloads.length, origins, missing: missingDownloads },
+    ...(injection && { injection }),
     degraded_observations: input.degradedObservations ?? null,
     faithful: reasons.length === 0,
     reasons,

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -16,7 +16,7 @@ import {
   resolveDataset,
   type DatasetFlags,
 } from '../dataset-options';
-import { firstA11yTree } from '../run-fidelity';
+import { firstA11yTree, injectedText } from '../run-fidelity';
 import type { RunFlags } from '../run-flags';
 import { runOne } from '../run-one';
 import { planRuns, type PlannedRun } from '../run-plan';
@@ -254,17 +254,4 @@ async function checkOne(
   };
   await writeFileAtomic(join(plannedRun.dir, 'check.json'), `${JSON.stringify(line, null, 2)}\n`);
   return line;
-}
-
-/** The injected text as better_log.json `task.injection.content` recorded it. */
-async function injectedText(dir: string): Promise<string | null> {
-  try {
-    const log = JSON.parse(await readFile(join(dir, 'better_log.json'), 'utf8')) as {
-      task?: { injection?: { content?: unknown } };
-    };
-    const content = log.task?.injection?.content;
-    return typeof content === 'string' ? content : null;
-  } catch {
-    return null;
-  }
 }
