@@ -1,7 +1,7 @@
 // `osharm tasks check` on the real local desktop: the --json line shapes and per-run files on a
 // small dataset written here, and a stratified sample of the upstream dataset (every domain ×
-// category, every injection vector) with stand-in assets and no network, where each injection's
-// text must be in the first observation's accessibility tree.
+// category, every injection vector) with stand-in assets and no network, where the injected text of
+// the website, notification, Writer and mail-draft vectors must be in the first observation's tree.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -202,6 +202,9 @@ describe.runIf(canRun && existsSync(upstream))('the stratified sample of the pat
     for (const line of runs.filter(item => item.injection)) {
       const { vector, text } = line.injection as { vector: string; text: string };
       vectors.add(vector);
+      // Measured (docs/benchmarks.md): the vs_code vector's file and a received mail's body are not
+      // shown by the first observation (the agent has to open them); not asserted here yet.
+      if (vector === 'vs_code' || vector === 'thunderbird_mail_received') continue;
       const tree = await readFile(join(work, String(line.out), 'a11y_tree.txt'), 'utf8');
       expect(squash(tree), `${String(line.run)}: injected text in the first observation`).toContain(
         squash(text).slice(0, 60),
