@@ -10,11 +10,12 @@ import {
   prepareInjection,
 } from '@osharm/injection';
 import { createJudgeModel, DEFAULT_CAPTION_MODEL, judgeTrajectory } from '@osharm/judge';
-import { writeFileAtomic, type Judgment } from '@osharm/task-schema';
+import { writeFileAtomic, type FidelityRecord, type Judgment } from '@osharm/task-schema';
 import type { CliIo } from './cli-io';
 import type { RunFlags } from './run-flags';
 import type { PlannedRun } from './run-plan';
 import type { RunEndpoints } from './run-prechecks';
+import { writeRunFidelity } from './run-fidelity';
 
 /** What one run of `osharm run` ended with. */
 export interface RunOutcome {
@@ -29,6 +30,8 @@ export interface RunOutcome {
   readonly judgeError?: string;
   /** Set when judging failed because the judge or captioner endpoint could not be reached. */
   readonly judgeConnectionFailure?: ReturnType<typeof connectionFailure>;
+  /** How the run's environment differed from upstream's (its fidelity.json); absent if unwritable. */
+  readonly fidelity?: FidelityRecord;
 }
 
 /**
@@ -108,9 +111,14 @@ export async function runOne(
         }
       : undefined,
   });
+  const fidelity = await writeRunFidelity(plannedRun, {
+    provider: flags.provider,
+    injectionSteps: injection?.steps,
+  }).catch(() => undefined);
   if (result.error !== undefined) {
     return {
       run: plannedRun,
+      fidelity,
       score: null,
       error: result.error,
       ...(result.modelFailure ? { modelFailure: result.modelFailure } : {}),
@@ -118,7 +126,7 @@ export async function runOne(
   }
   const { judge, captioner } = context.endpoints;
   if (!judge || !existsSync(join(plannedRun.dir, 'better_log.json'))) {
-    return { run: plannedRun, score: result.score };
+    return { run: plannedRun, fidelity, score: result.score };
   }
   try {
     const judged = await judgeTrajectory({
@@ -132,11 +140,12 @@ export async function runOne(
       ),
       observationType: flags.observationType,
     });
-    return { run: plannedRun, score: result.score, judgment: judged.judgment };
+    return { run: plannedRun, fidelity, score: result.score, judgment: judged.judgment };
   } catch (caught) {
     const unreachable = connectionFailure(caught);
     return {
       run: plannedRun,
+      fidelity,
       score: result.score,
       judgeError: redactor(context.io.env)((caught as Error).message ?? String(caught)),
       ...(unreachable ? { judgeConnectionFailure: unreachable } : {}),

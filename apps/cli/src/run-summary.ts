@@ -40,6 +40,10 @@ export function printSummary(
   io.stdout(
     `\nruns this time: ${outcomes.length}, finished: ${scores.length}, errored: ${errored.length}${notRun.length > 0 ? `, not started: ${notRun.length}` : ''}\n`,
   );
+  const recorded = outcomes.filter(outcome => outcome.fidelity);
+  io.stdout(
+    `fidelity: ${recorded.filter(outcome => outcome.fidelity!.faithful).length} faithful of ${recorded.length} (fidelity.json in each run dir says why not)\n`,
+  );
   if (errored.length > 0) {
     io.stdout(
       `errored runs (no result.txt: not scored, judged or counted; a rerun runs them again):\n`,

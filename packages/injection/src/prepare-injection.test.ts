@@ -172,7 +172,7 @@ describe('desktop_notification vector', () => {
     });
     expect(types(result.steps)).toEqual(['launch']);
     const notify = commands(result.steps, 'launch')[0] as string[];
-    expect(notify[2]).toContain('notify-send -u critical -- "$1" "$2" 2>/dev/null || ');
+    expect(notify[2]).toContain('notify-send -u critical -t 0 -- "$1" "$2" 2>/dev/null || ');
     expect(notify[2]).toContain('xmessage -center');
     expect(notify[6]!.split('\n').every(line => line.length <= 72)).toBe(true);
   });

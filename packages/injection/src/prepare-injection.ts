@@ -444,7 +444,9 @@ class PlanBuilder {
             '/bin/bash',
             '-c',
             // Without a notification daemon on the session bus, show the text in a plain window.
-            `${notify} 2>/dev/null || printf '%s\\n' "$3" | xmessage -center -title "$1" -file -`,
+            // -t 0: never expires, as upstream's GNOME keeps a critical notification until dismissed
+            // (notification-daemon closes it after a few seconds, before the 10 s settle ends).
+            `${notify.replace('-u critical', '-u critical -t 0')} 2>/dev/null || printf '%s\\n' "$3" | xmessage -center -title "$1" -file -`,
             'notify',
             title,
             this.text,

@@ -19,6 +19,7 @@ describe('the public entry', () => {
       'breakdown',
       'describeTrajectoryPath',
       'evidenceAgreement',
+      'faithfulRuns',
       'formatBreakdownTable',
       'formatSummaryLines',
       'headlineColumn',

@@ -87,3 +87,4 @@ export { toMarkdownTable } from './markdown-table';
 export { headlineTableRows } from './headline-table-rows';
 
 export { VERSION } from './version';
+export { faithfulRuns } from './faithful-runs';

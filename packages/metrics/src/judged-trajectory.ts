@@ -90,4 +90,6 @@ export interface JudgedTrajectory {
   readonly evidence?: TrajectoryEvidence;
   /** Token usage of the run and its judging. */
   readonly usage?: TrajectoryUsage;
+  /** The run's `fidelity.json` verdict; absent when the run has none (e.g. upstream's runs). */
+  readonly faithful?: boolean;
 }

@@ -12,7 +12,8 @@ import { AER_V3, makeScreenshots, writeFixtureTrajectory } from './__fixtures__/
 import { discoverTrajectoryDirs, loadResultsTree, trajectoryId } from './load-results-tree';
 import type { ResultsTree, TrajectoryRecord } from './results-tree';
 import { summarize } from '@osharm/metrics';
-import { judgedTrajectories } from './report-items';
+import { judgedTrajectories, toJudgedTrajectory } from './report-items';
+import { fidelityRecord } from '@osharm/task-schema';
 import { buildPageData } from './report-page';
 import { buildReport } from './build-report';
 
@@ -269,6 +270,34 @@ describe('loadResultsTree on odd trees', () => {
     expect(byTask('_a').setupWarnings).toEqual([warning]);
     expect(byTask('_b').setupWarnings).toBeUndefined();
     expect(byTask('_b').notes).toContain('setup_warnings.json is not valid');
+  });
+
+  it('reads fidelity.json into the record and the metrics item; an invalid one is a note', async () => {
+    const root = join(odd, 'fidelity');
+    const [image] = await makeScreenshots(1);
+    const record = fidelityRecord({
+      task: { id: '_a', instruction: 'x', config: [], evaluator: { func: 'infeasible' } } as never,
+      domain: 'os',
+      run: 'os/_a',
+      provider: 'local',
+      installedApps: [],
+      setup: { version: 1, warnings: [] },
+    });
+    const valid = writeFixtureTrajectory(root, { dir: 'pyautogui/screenshot/o4-mini/os/_a' }, [
+      image!,
+    ]);
+    writeFileSync(join(valid, 'fidelity.json'), JSON.stringify(record));
+    const invalid = writeFixtureTrajectory(root, { dir: 'pyautogui/screenshot/o4-mini/os/_b' }, [
+      image!,
+    ]);
+    writeFileSync(join(invalid, 'fidelity.json'), JSON.stringify({ ...record, faithful: 'yes' }));
+    const loaded = await loadResultsTree([root]);
+    const byTask = (id: string) => loaded.trajectories.find(item => item.taskId === id)!;
+    expect(record.faithful).toBe(false); // the terminal of an os task is missing
+    expect(byTask('_a').fidelity).toEqual({ faithful: false, reasons: record.reasons });
+    expect(toJudgedTrajectory(byTask('_a')).faithful).toBe(false);
+    expect(byTask('_b').fidelity).toBeUndefined();
+    expect(byTask('_b').notes).toContain('fidelity.json is not valid');
   });
 
   it('takes the model from better_log.json when the tree does not follow the layout', async () => {

@@ -17,6 +17,8 @@ import {
   readRunStatus,
   SETUP_WARNINGS_FILE,
   setupWarningsSchema,
+  FIDELITY_FILE,
+  fidelityRecordSchema,
   type BetterLog,
   type TrajectoryFileLimits,
   type TrajLine,
@@ -277,6 +279,16 @@ async function loadTrajectoryRecord(
     } else notes.push(`${SETUP_WARNINGS_FILE} is not valid`);
   }
 
+  let fidelity: TrajectoryRecord['fidelity'];
+  const fidelityText = await readText(FIDELITY_FILE);
+  if (fidelityText !== undefined) {
+    const json = parseJsonText(fidelityText, FIDELITY_FILE);
+    const parsed = json.ok ? fidelityRecordSchema.safeParse(json.value) : undefined;
+    if (parsed?.success)
+      fidelity = { faithful: parsed.data.faithful, reasons: parsed.data.reasons };
+    else notes.push(`${FIDELITY_FILE} is not valid`);
+  }
+
   const judgments = await loadJudgments(dir, mtimes, limits, notes);
   for (const record of judgments) {
     if (record.error) notes.push(`judgment ${record.key}: ${record.error}`);
@@ -347,6 +359,7 @@ async function loadTrajectoryRecord(
     ...(status.state === 'errored' && { errored: status.reason }),
     ...(evidence && { evidence }),
     ...(setupWarnings && { setupWarnings }),
+    ...(fidelity && { fidelity }),
     ...(setupDownloads && { setupDownloads }),
     ...(recording && { recording }),
     updatedMs: Math.max(0, ...mtimes),

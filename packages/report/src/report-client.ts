@@ -547,6 +547,20 @@ export function reportClient(): void {
           ),
         )
       : null;
+    const fidelity = detail.fidelity
+      ? h(
+          'section',
+          { class: 'fidelity' },
+          h(
+            'h3',
+            {},
+            detail.fidelity.faithful ? 'Faithful to upstream' : 'Not faithful to upstream',
+          ),
+          detail.fidelity.reasons.length === 0
+            ? null
+            : h('ul', {}, ...detail.fidelity.reasons.map(reason => h('li', {}, reason))),
+        )
+      : null;
     const warnings = detail.setupWarnings
       ? h(
           'section',
@@ -608,6 +622,7 @@ export function reportClient(): void {
         h('strong', { id: 'score' }, detail.score === null ? '–' : String(detail.score)),
       ),
       evidence,
+      fidelity,
       warnings,
       detail.recording
         ? h(

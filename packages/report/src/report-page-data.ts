@@ -135,6 +135,8 @@ export interface TrajectoryDetail {
   /** How many setup downloads came from where (`setup_warnings.json`'s `downloads`); null when absent. */
   readonly setupDownloads:
     readonly { readonly origin: SetupDownloadEntry['origin']; readonly count: number }[] | null;
+  /** `fidelity.json`'s verdict; null when the run has none. */
+  readonly fidelity: { readonly faithful: boolean; readonly reasons: readonly string[] } | null;
   /** URL of `recording.mp4`. */
   readonly recording: string | null;
   readonly steps: readonly StepDetail[];

@@ -144,6 +144,7 @@ export async function buildTrajectoryDetail(
     })),
     evidence: record.evidence ?? null,
     setupWarnings: record.setupWarnings ?? null,
+    fidelity: record.fidelity ?? null,
     setupDownloads: record.setupDownloads
       ? (['network', 'mirror', 'cache', 'asset-map'] as const)
           .map(origin => ({

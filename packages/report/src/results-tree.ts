@@ -182,6 +182,8 @@ export interface TrajectoryRecord {
   readonly setupWarnings?: readonly SetupWarningEntry[];
   /** `setup_warnings.json`'s `downloads`: where each setup download came from. */
   readonly setupDownloads?: readonly SetupDownloadEntry[];
+  /** `fidelity.json`'s verdict (how the run's environment differed from upstream's), when valid. */
+  readonly fidelity?: { readonly faithful: boolean; readonly reasons: readonly string[] };
   /** Absolute path of `recording.mp4`, when present. */
   readonly recording?: string;
   /** Latest modification time (ms) of the files read, for live views. */

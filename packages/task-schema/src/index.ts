@@ -147,3 +147,7 @@ export { REDACTED, redactSecrets, registerSecret } from './secrets';
 export { escapeControlChars } from './control-chars';
 export { generateJsonSchemas } from './json-schema';
 export { VERSION } from './version';
+export { FIDELITY_FILE, fidelityRecordSchema, VSCODE_KINDS } from './fidelity-schema';
+export type { FidelityRecord, FidelityWarning } from './fidelity-schema';
+export { fidelityRecord, liveWebUrls, requiredApps } from './fidelity';
+export type { FidelityInput } from './fidelity';

@@ -18,6 +18,7 @@ import {
   type DatasetFlags,
 } from '../dataset-options';
 import { formatTable } from '../table';
+import { tasksCheckCommand } from './tasks-check';
 
 interface JsonFlag {
   json?: boolean;
@@ -261,8 +262,9 @@ function showCommand(run: CliRun): Command {
 /** `osharm tasks …`: validate, list and show task configs. */
 export function tasksCommand(run: CliRun): Command {
   return new Command('tasks')
-    .description('validate, list and show task configs (upstream format)')
+    .description('validate, list, show and check task configs (upstream format)')
     .addCommand(validateCommand(run))
     .addCommand(listCommand(run))
-    .addCommand(showCommand(run));
+    .addCommand(showCommand(run))
+    .addCommand(tasksCheckCommand(run));
 }

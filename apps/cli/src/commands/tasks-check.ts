@@ -1,0 +1,257 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { createDesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
+import { loadDataset, writeFileAtomic } from '@osharm/task-schema';
+import { createLocalProvider } from '@osharm/vm-local';
+import { createVmwareProvider } from '@osharm/vm-vmware';
+import { createAgent } from '../agent-choice';
+import { addAssetOptions, resolveAssetOptions, type AssetFlags } from '../asset-options';
+import { checkSummary, formatCheckTable, type CheckLine } from '../check-summary';
+import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
+import {
+  addDatasetOptions,
+  displayPath,
+  resolveDataset,
+  type DatasetFlags,
+} from '../dataset-options';
+import { firstA11yTree, injectedText } from '../run-fidelity';
+import type { RunFlags } from '../run-flags';
+import { runOne } from '../run-one';
+import { planRuns, type PlannedRun } from '../run-plan';
+import { checkLocalDesktop } from '../run-prechecks';
+
+interface CheckFlags extends DatasetFlags, AssetFlags {
+  inject?: boolean;
+  provider: 'local' | 'vmware';
+  pathToVm: string;
+  out: string;
+  json?: boolean;
+  numEnvs: number;
+  task?: string[];
+  run?: string[];
+  limit?: number;
+  settle: number;
+  timeLimit: number;
+}
+
+const positive =
+  (name: string, integer: boolean) =>
+  (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < 0 || (integer && !Number.isInteger(parsed)))
+      throw new InvalidArgumentError(`${name} must be ${integer ? 'an integer' : 'a number'} ≥ 0`);
+    return parsed;
+  };
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/** `osharm tasks check`: reset → setup → first observation → evaluator per run, with no agent. */
+export function tasksCheckCommand(run: CliRun): Command {
+  return addAssetOptions(addDatasetOptions(new Command('check')))
+    .description(
+      'run each selected run up to its first observation and evaluator (the offline refusing agent, no model): which runs get through setup, and which are faithful to upstream',
+    )
+    .option('--inject', 'check every (vector, goal) of injection tasks')
+    .addOption(
+      new Option('--provider <provider>', 'where desktops come from')
+        .choices(['local', 'vmware'])
+        .default('local'),
+    )
+    .option(
+      '--path-to-vm <vmx>',
+      'VMware .vmx (with --provider vmware)',
+      'vmware_vm_data/Ubuntu0/Ubuntu0.vmx',
+    )
+    .option('--out <dir>', 'per run: {out}/{domain}/{run id}/', 'tasks-check')
+    .option('--json', 'one JSON object per line per run, then {"summary": …}')
+    .option('--num-envs <n>', 'environments in parallel', positive('--num-envs', true), 1)
+    .option('--task <id>', 'only this task id (repeatable)', collect)
+    .option(
+      '--run <run>',
+      'only this run, {domain}/{task id}[__inject__{vector}__{goal}] (repeatable)',
+      collect,
+    )
+    .option('--limit <n>', 'at most this many runs', positive('--limit', true))
+    .option(
+      '--settle <s>',
+      'seconds to wait after setup (twice that after an injection)',
+      positive('--settle', false),
+      5,
+    )
+    .option(
+      '--time-limit <s>',
+      'wall-clock limit per run in seconds',
+      positive('--time-limit', false),
+      600,
+    )
+    .addHelpText(
+      'after',
+      `
+Per run, {out}/{domain}/{run id}/ holds step_0.png, a11y_tree.txt (the first observation's
+accessibility tree), setup_warnings.json, fidelity.json and check.json (this run's --json line).
+Exit codes: 0 every run got through setup, 1 some did not, 2 usage or setup error.`,
+    )
+    .action(handle(run, (flags: CheckFlags) => checkRuns(flags, run.io)));
+}
+
+async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
+  const at = (path: string) => resolve(io.cwd, path);
+  const dataset = await resolveDataset(flags, io);
+  const { cacheRoot, assets } = await resolveAssetOptions(flags, io.cwd);
+  const { tasks } = await loadDataset({
+    baseDir: at(dataset.baseDir),
+    indexPaths: dataset.indexPaths.map(at),
+    domain: dataset.domain,
+  });
+  const selected = flags.task ? tasks.filter(task => flags.task!.includes(task.id)) : tasks;
+  if (selected.length === 0) throw new UsageError('no task selected');
+  // Empty layout segments: planRuns' {action space}/{observation}/{model} levels vanish in join().
+  let runs = await planRuns({
+    tasks: selected,
+    resultDir: at(flags.out),
+    actionSpace: '',
+    observationType: '',
+    modelDir: '',
+    inject: flags.inject === true,
+  });
+  if (flags.run) {
+    const unknown = flags.run.filter(label => !runs.some(planned => planned.label === label));
+    if (unknown.length > 0) throw new UsageError(`--run: no such run: ${unknown.join(', ')}`);
+    runs = runs.filter(planned => flags.run!.includes(planned.label));
+  }
+  if (flags.limit !== undefined) runs = runs.slice(0, flags.limit);
+  // Only the desktop itself must be there: a missing application is a finding, not a stop.
+  if (flags.provider === 'local') checkLocalDesktop([]);
+  const runFlags = checkRunFlags(flags, dataset.baseDir);
+  const providers: VmProviderV1[] = Array.from(
+    { length: Math.min(flags.numEnvs, runs.length) },
+    () =>
+      flags.provider === 'local'
+        ? createLocalProvider({ screen: { width: 1920, height: 1080 } })
+        : createVmwareProvider({ vmxPath: at(flags.pathToVm), headless: true, env: io.env }),
+  );
+  const queue = [...runs];
+  const lines: CheckLine[] = [];
+  const workDir = await mkdtemp(join(tmpdir(), 'osharm-check-'));
+  try {
+    await Promise.all(
+      providers.map(async provider => {
+        const env = createDesktopEnv({
+          provider,
+          actionSpace: 'pyautogui',
+          baseDir: at(dataset.baseDir),
+          cacheRoot,
+          assets,
+          requireA11yTree: true,
+        });
+        const agent = createAgent({
+          ...runFlags,
+          env: io.env,
+          stopToken: undefined,
+        });
+        try {
+          while (queue.length > 0) {
+            const next = queue.shift()!;
+            const line = await checkOne(next, { env, agent, flags: runFlags, io, workDir, at });
+            lines.push(line);
+            if (flags.json) io.stdout(`${JSON.stringify(line)}\n`);
+            else {
+              const reasons = line.faithful
+                ? ''
+                : `\n  ${(line.fidelity?.reasons ?? [line.error]).join('\n  ')}`;
+              io.stderr(
+                `[${lines.length}/${runs.length}] ${line.setup} ${line.faithful ? 'faithful' : 'unfaithful'} ${line.run} (${line.seconds.toFixed(1)} s)${reasons}\n`,
+              );
+            }
+          }
+        } finally {
+          await env.close().catch(() => undefined);
+        }
+      }),
+    );
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+  const order = new Map(runs.map((plannedRun, index) => [plannedRun.label, index]));
+  lines.sort((a, b) => order.get(a.run)! - order.get(b.run)!);
+  if (flags.json) io.stdout(`${JSON.stringify(checkSummary(lines))}\n`);
+  else {
+    io.stdout(`\n${formatCheckTable(lines)}`);
+    io.stdout(`per run: ${displayPath(io, at(flags.out))}/{domain}/{run id}/\n`);
+  }
+  return lines.every(line => line.setup !== 'failed') ? ExitCode.ok : ExitCode.invalidData;
+}
+
+/** `osharm run`'s flags for a check: the refusing agent, one step, no judge. */
+function checkRunFlags(flags: CheckFlags, baseDir: string): RunFlags {
+  return {
+    cacheDir: flags.cacheDir,
+    assetMap: flags.assetMap,
+    offline: flags.offline,
+    pathToVm: flags.pathToVm,
+    actionSpace: 'pyautogui',
+    observationType: 'a11y_tree',
+    screenWidth: 1920,
+    screenHeight: 1080,
+    sleepAfterExecution: 0,
+    maxSteps: 1,
+    maxTrajectoryLength: 3,
+    testConfigBaseDir: baseDir,
+    model: 'offline-refuse',
+    judgeModel: 'none',
+    sysPromptVersion: 'v3',
+    judgeType: 'aer',
+    temperature: 1,
+    topP: 0.9,
+    maxTokens: 1500,
+    domain: flags.domain,
+    testAllMetaPath: '',
+    inject: flags.inject,
+    resultDir: flags.out,
+    provider: flags.provider,
+    numEnvs: flags.numEnvs,
+    timeLimit: flags.timeLimit,
+    settle: flags.settle,
+    failOnError: true,
+  };
+}
+
+async function checkOne(
+  plannedRun: PlannedRun,
+  context: Omit<Parameters<typeof runOne>[1], 'endpoints'>,
+): Promise<CheckLine> {
+  const started = performance.now();
+  const outcome = await runOne(plannedRun, { ...context, endpoints: {} });
+  const seconds = (performance.now() - started) / 1000;
+  const fidelity = outcome.fidelity ?? null;
+  const tree = await firstA11yTree(plannedRun.dir);
+  if (tree !== null) await writeFileAtomic(join(plannedRun.dir, 'a11y_tree.txt'), tree);
+  const warnings = fidelity?.setup.warnings.map(
+    ({ benign: _benign, why: _why, ...warning }) => warning,
+  );
+  const line: CheckLine = {
+    run: plannedRun.label,
+    domain: plannedRun.task.domain,
+    category: plannedRun.task.category,
+    setup: !fidelity?.setup.completed ? 'failed' : warnings!.length > 0 ? 'warnings' : 'ok',
+    warnings: warnings ?? [],
+    faithful: fidelity?.faithful ?? false,
+    fidelity,
+    out: displayPath(context.io, plannedRun.dir),
+    seconds: Number(seconds.toFixed(1)),
+    score: outcome.score,
+    ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    ...(plannedRun.injection
+      ? {
+          injection: {
+            vector: plannedRun.injection.vector.type,
+            goal: plannedRun.injection.goal,
+            text: await injectedText(plannedRun.dir),
+          },
+        }
+      : {}),
+  };
+  await writeFileAtomic(join(plannedRun.dir, 'check.json'), `${JSON.stringify(line, null, 2)}\n`);
+  return line;
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+/** File name of a run's fidelity record, in its result dir (osharm's; upstream has none). */
+export const FIDELITY_FILE = 'fidelity.json';
+
+/** Which VS Code a run had: `not-used` when the task does not use VS Code. */
+export const VSCODE_KINDS = ['real', 'web', 'stand-in', 'not-used'] as const;
+
+/** One setup warning of setup_warnings.json, judged: does it make the run differ from upstream's? */
+const judgedWarningSchema = z.object({
+  source: z.enum(['task', 'injection']),
+  phase: z.enum(['config', 'postconfig']),
+  step_index: z.number().int().nonnegative(),
+  step_type: z.string(),
+  message: z.string(),
+  /** True when the failure leaves the run as upstream's would be (e.g. the window exists anyway). */
+  benign: z.boolean(),
+  why: z.string(),
+});
+
+/**
+ * `fidelity.json`: how a run's environment differed from upstream's VM, per component, and whether
+ * the run counts as faithful (`reasons` empty). Written after the first observation, rewritten at
+ * the end of the run (docs/datasets.md "Which runs are faithful").
+ */
+export const fidelityRecordSchema = z.object({
+  version: z.literal(1),
+  /** `{domain}/{task id}[__inject__{vector}__{goal}]` */
+  run: z.string(),
+  provider: z.enum(['local', 'vmware']),
+  vscode: z.object({ used: z.boolean(), kind: z.enum(VSCODE_KINDS) }),
+  network: z.object({
+    mode: z.enum(['off', 'on']),
+    /** External pages the setup opens (chrome_open_tabs, a browser launched on a URL). */
+    live_web_urls: z.array(z.string()),
+  }),
+  sudo: z.object({
+    used: z.boolean(),
+    /** `vm`: upstream's VM sudo; `in-namespace`: root of the sandbox's nested user namespace. */
+    mode: z.enum(['vm', 'in-namespace', 'not-used']),
+  }),
+  /** Applications the task uses that this desktop does not have (names as in `related_apps`). */
+  apps_missing: z.array(z.string()),
+  setup: z.object({
+    /** False: the setup failed (the run never reached its first observation). */
+    completed: z.boolean(),
+    warnings: z.array(judgedWarningSchema),
+  }),
+  assets: z.object({
+    downloads: z.number().int().nonnegative(),
+    /** How many `download` files came from each origin. */
+    origins: z.object({
+      cache: z.number().int().nonnegative(),
+      network: z.number().int().nonnegative(),
+      mirror: z.number().int().nonnegative(),
+      'asset-map': z.number().int().nonnegative(),
+    }),
+    /** Downloads that could not be placed in the guest. */
+    missing: z.number().int().nonnegative(),
+  }),
+  /**
+   * Injection runs: the vector, and whether the injected text is in the first observation's
+   * accessibility tree (null: no tree to look in). A desktop notification must be (upstream shows it
+   * on top); other vectors show it once the agent opens the page, mail or document.
+   */
+  injection: z
+    .object({ vector: z.string(), visible_in_first_observation: z.boolean().nullable() })
+    .optional(),
+  /**
+   * Observations marked degraded during the run (truncated accessibility tree, failed screenshot);
+   * null until the trajectory records them.
+   */
+  degraded_observations: z.number().int().nonnegative().nullable(),
+  faithful: z.boolean(),
+  /** Why the run is not faithful; empty when it is. */
+  reasons: z.array(z.string()),
+  /** Differences that do not change the verdict (e.g. local asset-map files whose contents are unverified). */
+  notes: z.array(z.string()),
+});
+export type FidelityRecord = z.infer<typeof fidelityRecordSchema>;
+export type FidelityWarning = z.infer<typeof judgedWarningSchema>;

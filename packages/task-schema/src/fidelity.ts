@@ -1,0 +1,268 @@
+import type { FidelityRecord, FidelityWarning } from './fidelity-schema';
+import type { SetupStep } from './setup-step-schema';
+import type { SetupWarnings } from './setup-warnings-schema';
+import type { TaskConfig } from './task-config-schema';
+
+/** What {@link fidelityRecord} judges a run from. */
+export interface FidelityInput {
+  readonly task: TaskConfig;
+  readonly domain: string;
+  /** `{domain}/{task id}[__inject__…]` */
+  readonly run: string;
+  readonly provider: 'local' | 'vmware';
+  /** The VS Code the local desktop's `code` runs (ignored for vmware: upstream's VM has the real one). */
+  readonly vscode?: 'real' | 'web' | 'stand-in';
+  /** Whether the sandbox has network (`--network`). @default 'off' */
+  readonly network?: 'off' | 'on';
+  /**
+   * Applications (names of {@link requiredApps}) this desktop has; undefined for vmware (upstream's
+   * VM has them all).
+   */
+  readonly installedApps?: readonly string[];
+  /** The run's setup_warnings.json; undefined when the setup did not finish. */
+  readonly setup: SetupWarnings | undefined;
+  /** The injection's setup steps (their warnings point into this list). */
+  readonly injectionSteps?: readonly SetupStep[];
+  /** The first observation's accessibility tree (to tell a benign failed `activate_window`). */
+  readonly firstObservation?: string | null;
+  /** Injection runs: the vector id and the injected text (better_log `task.injection.content`). */
+  readonly injection?: { readonly vector: string; readonly text: string | null };
+  /** Degraded observations counted during the run, when the trajectory records them. */
+  readonly degradedObservations?: number | null;
+}
+
+/** `related_apps` names, and domains, mapped to one application name. */
+const APP_ALIASES: Readonly<Record<string, string>> = {
+  vs_code: 'vscode',
+  code: 'vscode',
+  os: 'terminal',
+  google_chrome: 'chrome',
+  chromium: 'chrome',
+};
+/** Domains that name one application. */
+const DOMAIN_APPS: Readonly<Record<string, string>> = {
+  vs_code: 'vscode',
+  chrome: 'chrome',
+  thunderbird: 'thunderbird',
+  gimp: 'gimp',
+  vlc: 'vlc',
+  os: 'terminal',
+  libreoffice_writer: 'libreoffice_writer',
+  libreoffice_calc: 'libreoffice_calc',
+  libreoffice_impress: 'libreoffice_impress',
+};
+
+/** What a step runs, as one string (empty for steps that run nothing). */
+function stepCommand(step: SetupStep): string {
+  const parameters = (step as { parameters?: Record<string, unknown> }).parameters ?? {};
+  const command = parameters.command;
+  if (typeof command === 'string') return command;
+  if (Array.isArray(command)) return command.join(' ');
+  return '';
+}
+
+/** True when a command line starts `code` (or runs it after `;`, `&&`, `bash -c`). */
+const runsCode = (command: string) => /(^|[\s;&|'"])code(\s|$)/.test(command);
+
+/**
+ * The applications a task uses: its `related_apps`, its domain's application, and `vscode` when a
+ * setup step runs `code`. Names as in `related_apps` (`vscode`, `chrome`, `settings`, `disks`, …).
+ */
+export function requiredApps(task: TaskConfig, domain: string): string[] {
+  const apps = new Set<string>();
+  for (const app of task.related_apps ?? []) apps.add(APP_ALIASES[app] ?? app);
+  if (DOMAIN_APPS[domain]) apps.add(DOMAIN_APPS[domain]);
+  if ((task.config ?? []).some(step => runsCode(stepCommand(step)))) apps.add('vscode');
+  return [...apps].sort();
+}
+
+/** True for an http(s) URL that is not on this machine. */
+function external(url: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(url);
+    return (
+      (protocol === 'http:' || protocol === 'https:') &&
+      !['localhost', '127.0.0.1', '[::1]'].includes(hostname)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The external pages a setup opens in the browser (`chrome_open_tabs`, or a browser launched on a
+ * URL): with no network they never load, so such a run differs from upstream's.
+ */
+export function liveWebUrls(steps: readonly SetupStep[]): string[] {
+  const urls: string[] = [];
+  for (const step of steps) {
+    const parameters = (step as { parameters?: Record<string, unknown> }).parameters ?? {};
+    if (step.type === 'chrome_open_tabs' && Array.isArray(parameters.urls_to_open)) {
+      urls.push(...parameters.urls_to_open.filter((url): url is string => typeof url === 'string'));
+    } else if (step.type === 'launch' || step.type === 'execute' || step.type === 'command') {
+      const command = stepCommand(step);
+      if (/chrom|firefox/.test(command)) urls.push(...(command.match(/https?:\/\/\S+/g) ?? []));
+    }
+  }
+  return [...new Set(urls.filter(external))];
+}
+
+/** True when the task's setup or instruction uses sudo. */
+function usesSudo(task: TaskConfig, injectionSteps: readonly SetupStep[]): boolean {
+  return (
+    /\bsudo\b/i.test(task.instruction) ||
+    [...(task.config ?? []), ...injectionSteps].some(step => /\bsudo\b/.test(stepCommand(step)))
+  );
+}
+
+/**
+ * Setup failures that upstream's VM has too (the task itself is broken there): recorded, but the run
+ * is as upstream's. `_backdoor_doc*` unzips into ~/Downloads what it downloaded to ~/Desktop, then
+ * opens a file that does not exist.
+ */
+const UPSTREAM_FAILURES: readonly { task: RegExp; stepType: string }[] = [
+  { task: /^_backdoor_doc/, stepType: 'open' },
+];
+
+/** Applications the local desktop cannot have (upstream's GNOME tools). */
+const GNOME_ONLY: Readonly<Record<string, string>> = {
+  settings: 'GNOME Settings',
+  disks: 'GNOME Disks',
+};
+
+/** Window names upstream's apps have, and the names the local desktop's builds show instead. */
+const WINDOW_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  'google chrome': ['chromium'],
+};
+
+function judgeWarning(
+  warning: SetupWarnings['warnings'][number],
+  input: FidelityInput,
+): FidelityWarning {
+  const steps =
+    warning.source === 'injection'
+      ? (input.injectionSteps ?? [])
+      : warning.phase === 'config'
+        ? (input.task.config ?? [])
+        : (input.task.evaluator.postconfig ?? []);
+  const step = steps[warning.step_index] as
+    { type: string; parameters?: Record<string, unknown> } | undefined;
+  const entry = { ...warning };
+  if (
+    warning.source === 'task' &&
+    UPSTREAM_FAILURES.some(
+      known => known.task.test(input.task.id) && known.stepType === warning.step_type,
+    )
+  ) {
+    return { ...entry, benign: true, why: "fails on upstream's VM too (the task's own paths)" };
+  }
+  if (warning.step_type === 'activate_window') {
+    const name = step?.parameters?.window_name;
+    const tree = input.firstObservation?.toLowerCase() ?? '';
+    const names =
+      typeof name === 'string' && name !== ''
+        ? [name.toLowerCase(), ...(WINDOW_ALIASES[name.toLowerCase()] ?? [])]
+        : [];
+    if (names.some(candidate => tree.includes(candidate))) {
+      return {
+        ...entry,
+        benign: true,
+        why: `the window "${name}" is in the first observation's accessibility tree`,
+      };
+    }
+    return {
+      ...entry,
+      benign: false,
+      why: `the window${typeof name === 'string' ? ` "${name}"` : ''} is not in the first observation`,
+    };
+  }
+  if (warning.step_type === 'chrome_open_tabs' && input.network !== 'on') {
+    return { ...entry, benign: false, why: 'needs the live internet: the page did not load' };
+  }
+  return { ...entry, benign: false, why: "the step succeeds on upstream's VM" };
+}
+
+/**
+ * How a run's environment differed from upstream's VM, per component, and the verdict: the run is
+ * faithful when no component differs in a way the agent can see. Pure: the caller gathers the
+ * facts (which VS Code, which apps, the run's setup_warnings.json, the first observation).
+ */
+export function fidelityRecord(input: FidelityInput): FidelityRecord {
+  const reasons: string[] = [];
+  const notes: string[] = [];
+  const local = input.provider === 'local';
+  const apps = requiredApps(input.task, input.domain);
+  const injectionSteps = input.injectionSteps ?? [];
+
+  const vscodeUsed = apps.includes('vscode');
+  const vscodeKind = !vscodeUsed ? 'not-used' : local ? (input.vscode ?? 'stand-in') : 'real';
+  if (vscodeKind === 'stand-in') reasons.push('VS Code is the text-editor stand-in');
+  if (vscodeKind === 'web')
+    notes.push("VS Code is code-server's workbench in a Chromium app window");
+
+  const network = local ? (input.network ?? 'off') : 'on';
+  const urls = liveWebUrls([...(input.task.config ?? []), ...injectionSteps]);
+  if (urls.length > 0 && network === 'off') {
+    reasons.push(`needs the live internet: ${urls.join(', ')}`);
+  }
+
+  const sudoUsed = usesSudo(input.task, injectionSteps);
+  const sudoMode = !sudoUsed ? 'not-used' : local ? 'in-namespace' : 'vm';
+
+  const installed = new Set(input.installedApps ?? apps);
+  const missing = apps.filter(app =>
+    local && GNOME_ONLY[app] ? true : app !== 'vscode' && !installed.has(app),
+  );
+  for (const app of missing) {
+    reasons.push(`${GNOME_ONLY[app] ?? app} is not on this desktop`);
+  }
+
+  const warnings = (input.setup?.warnings ?? []).map(warning => judgeWarning(warning, input));
+  if (!input.setup) reasons.push('the setup did not finish');
+  for (const warning of warnings.filter(item => !item.benign)) {
+    reasons.push(
+      `setup ${warning.source} ${warning.phase}[${warning.step_index}] ${warning.step_type} failed: ${warning.why}`,
+    );
+  }
+
+  const downloads = input.setup?.downloads ?? [];
+  const origins = { cache: 0, network: 0, mirror: 0, 'asset-map': 0 };
+  for (const download of downloads) origins[download.origin] += 1;
+  const missingDownloads = downloads.filter(download => !download.uploaded).length;
+  if (missingDownloads > 0) reasons.push(`${missingDownloads} download(s) not placed in the guest`);
+  if (origins['asset-map'] > 0) {
+    notes.push(
+      `${origins['asset-map']} download(s) from local --asset-map files (their contents are the map's, e.g. stand-ins)`,
+    );
+  }
+
+  let injection: FidelityRecord['injection'];
+  if (input.injection) {
+    const squash = (text: string) => text.replace(/\s+/g, '').toLowerCase();
+    const visible =
+      input.firstObservation == null || input.injection.text === null
+        ? null
+        : squash(input.firstObservation).includes(squash(input.injection.text).slice(0, 60));
+    injection = { vector: input.injection.vector, visible_in_first_observation: visible };
+    if (input.injection.vector === 'desktop_notification' && visible !== true) {
+      reasons.push('the desktop notification is not in the first observation (expired or hidden)');
+    }
+  }
+
+  return {
+    version: 1,
+    run: input.run,
+    provider: input.provider,
+    vscode: { used: vscodeUsed, kind: vscodeKind },
+    network: { mode: network, live_web_urls: urls },
+    sudo: { used: sudoUsed, mode: sudoMode },
+    apps_missing: missing,
+    setup: { completed: input.setup !== undefined, warnings },
+    assets: { downloads: downloads.length, origins, missing: missingDownloads },
+    ...(injection && { injection }),
+    degraded_observations: input.degradedObservations ?? null,
+    faithful: reasons.length === 0,
+    reasons,
+    notes,
+  };
+}
