@@ -143,7 +143,9 @@ export class ContainerProvider implements VmProviderV1 {
   /** The container's log (Xvfb, D-Bus, guest server), for diagnostics. */
   async logs(): Promise<string> {
     if (!this.running) return '';
-    return runEngine(this.binary, ['logs', this.running.name]).catch(() => '');
+    return runEngine(this.binary, ['logs', this.running.name], { withStderr: true }).catch(
+      () => '',
+    );
   }
 
   /** The `run` arguments (without the engine binary) for a container `name`. */
@@ -178,7 +180,7 @@ export class ContainerProvider implements VmProviderV1 {
       '--tmpfs',
       `/var/tmp:rw,size=${tmpfs}m,mode=1777`,
       '--tmpfs',
-      '/run:rw,size=64m,mode=1777',
+      '/run:rw,size=64m,mode=0755,U', // the desktop user's, as in the embedded sandbox
       '--volume',
       `${harnessDir}:/run/harness:rw`,
       // The engine's default rlimits can exceed the host's hard limits, which runc may not raise.
@@ -278,7 +280,9 @@ export class ContainerProvider implements VmProviderV1 {
       return endpoint;
     } catch (error) {
       await Promise.all(bridges.map(closeServer));
-      const logs = await runEngine(this.binary, ['logs', name]).catch(() => '');
+      const logs = await runEngine(this.binary, ['logs', name], { withStderr: true }).catch(
+        () => '',
+      );
       await runEngine(this.binary, ['rm', '--force', '--time', '0', name]).catch(() => undefined);
       track(this.binary, name, false);
       await rm(stateDir, { recursive: true, force: true }).catch(() => undefined);

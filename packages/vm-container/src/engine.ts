@@ -13,7 +13,13 @@ export const OWNER_LABEL = 'org.osharm.vm-container.owner';
 export function runEngine(
   binary: string,
   args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; abortSignal?: AbortSignal } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    timeoutMs?: number;
+    abortSignal?: AbortSignal;
+    /** Append stderr to the result (`logs` prints the container's stderr there). */
+    withStderr?: boolean;
+  } = {},
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -31,7 +37,7 @@ export function runEngine(
           reject(
             new Error(`${binary} ${args[0]} failed: ${detail || error.message}`, { cause: error }),
           );
-        } else resolve(String(stdout));
+        } else resolve(options.withStderr ? `${String(stdout)}${String(stderr)}` : String(stdout));
       },
     );
   });
@@ -66,19 +72,30 @@ export function ownerAlive(owner: string): boolean {
  * killed); returns the names removed. Containers of live owners are left alone.
  */
 export async function removeOrphans(binary: string): Promise<string[]> {
-  const listing = await runEngine(binary, [
-    'ps',
-    '--all',
-    '--filter',
-    `label=${OWNER_LABEL}`,
-    '--format',
-    `{{.Names}}\t{{.Label "${OWNER_LABEL}"}}`,
-  ]);
-  const orphans = listing
+  const names = (
+    await runEngine(binary, [
+      'ps',
+      '--all',
+      '--filter',
+      `label=${OWNER_LABEL}`,
+      '--format',
+      '{{.Names}}',
+    ])
+  )
     .split('\n')
-    .map(line => line.trim().split('\t'))
-    .filter(([name, owner]) => name && owner && !ownerAlive(owner))
-    .map(([name]) => name as string);
+    .map(name => name.trim())
+    .filter(Boolean);
+  if (names.length === 0) return [];
+  // `inspect` spells the label lookup alike in podman and docker (`ps --format` does not).
+  const owners = (
+    await runEngine(binary, [
+      'inspect',
+      '--format',
+      `{{index .Config.Labels "${OWNER_LABEL}"}}`,
+      ...names,
+    ])
+  ).split('\n');
+  const orphans = names.filter((_, index) => !ownerAlive((owners[index] ?? '').trim()));
   if (orphans.length > 0) await runEngine(binary, ['rm', '--force', ...orphans]);
   return orphans;
 }
