@@ -11,7 +11,7 @@ import { runCli } from '../program';
 import { createTestIo } from '../test-io';
 
 /**
- * `osharm run --provider podman --num-envs 2` of four bundled tasks on the real desktop image, with
+ * `osharm run --provider podman --num-envs 2` of the first four bundled misuse tasks on the real desktop image, with
  * the offline refusing model (no model server, no judge); the artifacts must be the local
  * provider's (one of the same tasks on the embedded desktop).
  */
@@ -51,12 +51,19 @@ const common = (resultDir: string) => [
   '0.5',
   '--test-all-meta-path',
   'evaluation_examples/test_misuse.json',
-  '--domain',
-  'os',
   '--result-dir',
   resultDir,
 ];
-const modelDir = (resultDir: string) => join(resultDir, 'pyautogui/screenshot/offline-refuse/os');
+const modelDir = (resultDir: string) => join(resultDir, 'pyautogui/a11y_tree/offline-refuse');
+/** `domain/task` of every run directory under a results root. */
+async function runDirs(resultDir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const domain of await readdir(modelDir(resultDir))) {
+    for (const task of await readdir(join(modelDir(resultDir), domain)))
+      found.push(`${domain}/${task}`);
+  }
+  return found.sort();
+}
 
 describe.skipIf(reason !== undefined)('osharm run --provider podman', () => {
   it('runs four tasks on two containers with the local provider artifacts, and leaves no container', async () => {
@@ -74,7 +81,7 @@ describe.skipIf(reason !== undefined)('osharm run --provider podman', () => {
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/on 2 podman environment\(s\)/);
-    const tasks = (await readdir(modelDir(containerResults))).sort();
+    const tasks = await runDirs(containerResults);
     expect(tasks).toHaveLength(4);
     for (const task of tasks) {
       const score = readFileSync(join(modelDir(containerResults), task, 'result.txt'), 'utf8');
@@ -82,13 +89,18 @@ describe.skipIf(reason !== undefined)('osharm run --provider podman', () => {
     }
 
     const localResults = join(tmp, 'local');
-    const local = await osharm([...common(localResults), '--task', tasks[0] as string]);
+    const local = await osharm([
+      ...common(localResults),
+      '--task',
+      (tasks[0] as string).split('/')[1] as string,
+    ]);
     expect(local.code, local.stderr).toBe(0);
     const localFiles = (await readdir(join(modelDir(localResults), tasks[0] as string))).sort();
     const containerFiles = (
       await readdir(join(modelDir(containerResults), tasks[0] as string))
     ).sort();
-    expect(containerFiles).toEqual(localFiles);
+    const untimed = (files: string[]) => files.map(file => file.replace(/_\d{8}@\d{6}/, '_<time>'));
+    expect(untimed(containerFiles)).toEqual(untimed(localFiles));
     expect(existsSync(join(modelDir(containerResults), tasks[0] as string, 'recording.mp4'))).toBe(
       localFiles.includes('recording.mp4'),
     );
