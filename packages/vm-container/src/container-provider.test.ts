@@ -152,6 +152,31 @@ describe.skipIf(reason !== undefined)('container provider on the real desktop im
     expect(victimName && containerExists(victimName)).toBe(false);
   });
 
+  it("reaches Chromium's DevTools inside through the host bridge (chrome_open_tabs' way in)", async () => {
+    const browser = createContainerProvider({ engine, image, memoryMb: 2048, cpus: 1 });
+    try {
+      const endpoint = await browser.start();
+      const client = createGuestClient(endpoint);
+      try {
+        await client.launch(['google-chrome', '--remote-debugging-port=1337']);
+        let version: { Browser?: string } | undefined;
+        for (let attempt = 0; attempt < 120 && !version; attempt += 1) {
+          await new Promise(resolve => setTimeout(resolve, 500));
+          version = await fetch(`${endpoint.chromiumUrl}/json/version`)
+            .then(response =>
+              response.ok ? (response.json() as Promise<{ Browser?: string }>) : undefined,
+            )
+            .catch(() => undefined);
+        }
+        expect(version?.Browser).toMatch(/Chrom/);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await browser.stop();
+    }
+  });
+
   it('removes a labelled container whose owner process is gone on the next start', async () => {
     // A leftover of a harness that crashed: labelled with an owner pid that no longer runs.
     const orphan = `osharm-desktop-orphan-${process.pid}`;

@@ -22,6 +22,9 @@ export OSHARM_GUEST="${OSHARM_GUEST:-/opt/osharm/vm-local}" OSHARM_NODE="${OSHAR
 export PATH="$OSHARM_GUEST/guest/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 export PYTHONPATH="$OSHARM_GUEST/guest/python" LANG="${LANG:-C.UTF-8}"
 export OSHARM_SCREEN="${OSHARM_SCREEN:-1920x1080x24}"
+# Chromium's own sandbox needs user namespaces, which the engine's seccomp profile refuses to a
+# process without capabilities; the container is the boundary here.
+export OSHARM_CHROMIUM_FLAGS="${OSHARM_CHROMIUM_FLAGS:---no-sandbox}"
 if [ -n "${OSHARM_GUEST_PORT:-}" ]; then
   export OSHARM_LISTEN="--port $OSHARM_GUEST_PORT --host 0.0.0.0"
 fi
