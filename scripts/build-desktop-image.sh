@@ -61,7 +61,9 @@ podman import \
   --change 'USER 1000:1000' \
   --change 'WORKDIR /home/user' \
   --change 'EXPOSE 5000' \
-  --change 'ENV LANG=C.UTF-8 OSHARM_GUEST=/opt/osharm/vm-local OSHARM_NODE=/opt/osharm/node' \
+  --change 'ENV LANG=C.UTF-8' \
+  --change 'ENV OSHARM_GUEST=/opt/osharm/vm-local' \
+  --change 'ENV OSHARM_NODE=/opt/osharm/node' \
   --change 'ENTRYPOINT ["/bin/bash", "/opt/osharm/vm-local/guest/container-entrypoint.sh"]' \
   --change "LABEL org.osharm.desktop.profile=$profile org.osharm.desktop.version=$version" \
   "$work/rootfs.tar" "$image" >/dev/null

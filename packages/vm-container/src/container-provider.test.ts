@@ -158,7 +158,8 @@ describe.skipIf(reason !== undefined)('container provider on the real desktop im
       const endpoint = await browser.start();
       const client = createGuestClient(endpoint);
       try {
-        await client.launch(['google-chrome', '--remote-debugging-port=1337']);
+        // Without a port flag the shim opens DevTools on 9222, the port the bridge reaches.
+        await client.launch(['google-chrome']);
         let version: { Browser?: string } | undefined;
         for (let attempt = 0; attempt < 120 && !version; attempt += 1) {
           await new Promise(resolve => setTimeout(resolve, 500));
