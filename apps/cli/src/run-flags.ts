@@ -30,7 +30,11 @@ export interface RunFlags extends AssetFlags {
   jailbreak?: boolean;
   inject?: boolean;
   resultDir: string;
-  provider: 'local' | 'vmware';
+  provider: 'local' | 'vmware' | 'podman' | 'docker';
+  /** podman / docker: the desktop image. */
+  image?: string;
+  /** podman / docker: a network with a route out. */
+  network?: boolean;
   /** Absent: the local provider's suggestion for this machine (1 for vmware). */
   numEnvs?: number;
   /** `--no-recording` sets false. */

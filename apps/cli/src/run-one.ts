@@ -64,7 +64,8 @@ export async function runOne(
       run: plannedRun.injection,
       baseDir: context.at(flags.testConfigBaseDir),
       workDir: join(context.workDir, plannedRun.label.replaceAll('/', '_')),
-      environment: { kind: flags.provider },
+      // The container image is the embedded desktop's package set, offline too.
+      environment: { kind: flags.provider === 'vmware' ? 'vmware' : 'local' },
     });
     injection = {
       injection: prepared.injection,

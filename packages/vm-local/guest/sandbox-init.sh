@@ -15,7 +15,8 @@ mkdir -p -m 700 "$XDG_RUNTIME_DIR/osharm" /run/osharm
 # The host leaves the token and the caller's extra environment in private files (never on bwrap's
 # command line, which every host user can read). The token goes on to the guest server only, not
 # into the environment applications (and the agent's shells) inherit.
-mv /run/harness/.token "$XDG_RUNTIME_DIR/osharm/token"
+# (The container image's entrypoint writes it there itself: guest/container-entrypoint.sh.)
+[ -f /run/harness/.token ] && mv /run/harness/.token "$XDG_RUNTIME_DIR/osharm/token"
 chmod 600 "$XDG_RUNTIME_DIR/osharm/token"
 if [ -f /run/harness/.env ]; then
   # shellcheck disable=SC1091

@@ -6,6 +6,7 @@ gsettings set org.gnome.desktop.interface toolkit-accessibility true
 # A dark grey desktop instead of X's black (a wallpaper can be set with change_wallpaper).
 command -v xsetroot >/dev/null && xsetroot -solid '#2c2c2c'
 openbox >"$XDG_RUNTIME_DIR/osharm/openbox.log" 2>&1 &
+# OSHARM_LISTEN: the container image listens on TCP instead (guest/container-entrypoint.sh).
 # shellcheck disable=SC2086
-exec "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" --socket /run/harness/guest.sock \
+exec "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" ${OSHARM_LISTEN:---socket /run/harness/guest.sock} \
   --token-file "$XDG_RUNTIME_DIR/osharm/token" --pyautogui system ${OSHARM_SERVER_ARGS:-}

@@ -26,4 +26,8 @@ export type { RecordingSettings } from './guest-recording';
 export { guestRequest } from './local-guest-request';
 export type { GuestRequestOptions, GuestResponse } from './local-guest-request';
 
+// the host's channel to a desktop's guest socket (also used by @osharm/vm-container)
+export { pinGuestSocket, sealHarnessDir, tunnelBridge } from './sandbox-channel';
+export type { GuestChannel } from './sandbox-channel';
+
 export { VERSION } from './version';

@@ -17,6 +17,7 @@ import {
 } from '@osharm/task-schema';
 import { capacityWarning, createLocalProvider, localDesktopCapacity } from '@osharm/vm-local';
 import { createVmwareProvider } from '@osharm/vm-vmware';
+import { createContainerProvider } from '@osharm/vm-container';
 import {
   DEFAULT_MAX_RETRIES,
   parseBaseUrl,
@@ -166,8 +167,16 @@ export function runCommand(run: CliRun): Command {
     .option('--result-dir <dir>', 'results root', './results')
     .addOption(
       new Option('--provider <provider>', 'where desktops come from')
-        .choices(['local', 'vmware'])
+        .choices(['local', 'vmware', 'podman', 'docker'])
         .default('local'),
+    )
+    .option(
+      '--image <name>',
+      'podman / docker: the desktop image (default localhost/osharm-desktop:<version>, built by scripts/build-desktop-image.sh)',
+    )
+    .option(
+      '--network',
+      'podman / docker: give the desktops a network with a route out (default: none)',
     )
     .option(
       '--num-envs <n>',
@@ -325,11 +334,21 @@ async function runBenchmark(
             cpus: flags.cpus,
             recording: { fps: flags.recordingFps },
           })
-        : createVmwareProvider({
-            vmxPath: at(flags.pathToVm),
-            headless: flags.headless ?? false,
-            env: io.env,
-          }),
+        : flags.provider === 'podman' || flags.provider === 'docker'
+          ? createContainerProvider({
+              engine: flags.provider,
+              image: flags.image,
+              network: flags.network === true,
+              screen: { width: flags.screenWidth, height: flags.screenHeight },
+              memoryMb: flags.memory,
+              pids: flags.pids,
+              cpus: flags.cpus,
+            })
+          : createVmwareProvider({
+              vmxPath: at(flags.pathToVm),
+              headless: flags.headless ?? false,
+              env: io.env,
+            }),
     );
   }
   const queue = [...pending];

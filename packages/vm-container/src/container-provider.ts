@@ -1,0 +1,368 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdir, rm } from 'node:fs/promises';
+import type { Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/desktop-env';
+import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
+import { pinGuestSocket, sealHarnessDir, tunnelBridge } from '@osharm/vm-local';
+import { hardLimits, OWNER_LABEL, ownerId, removeNow, removeOrphans, runEngine } from './engine';
+import type { ContainerEngine } from './engine';
+import { VERSION } from './version';
+
+/** The image scripts/build-desktop-image.sh builds by default (full profile). */
+export const DEFAULT_DESKTOP_IMAGE = `localhost/osharm-desktop:${VERSION}`;
+/** The uid of the desktop user inside the image (and so of the guest socket on the host). */
+const DESKTOP_UID = 1000;
+
+/** Settings of {@link createContainerProvider}. */
+export interface ContainerProviderSettings {
+  /** @default 'podman' */
+  readonly engine?: ContainerEngine;
+  /** The engine's binary. @default the engine's name */
+  readonly engineBinary?: string;
+  /** @default {@link DEFAULT_DESKTOP_IMAGE} */
+  readonly image?: string;
+  /** Memory of the container (no swap on top), MiB. @default 4096 */
+  readonly memoryMb?: number;
+  /** Processes and threads in the container. @default 512 */
+  readonly pids?: number;
+  /** CPU time, in cores. @default 1.5 */
+  readonly cpus?: number;
+  /** Size cap of each writable tmpfs (/home/user, /tmp, /var/tmp), MiB; counted in memory. @default 2048 */
+  readonly tmpfsSizeMb?: number;
+  /**
+   * Give the desktop a network with a route out (the engine's default bridge network). Without it
+   * the container runs with `--network none`. Either way the harness reaches the guest server
+   * through a unix socket in a host directory mounted at /run/harness, never over the network.
+   * @default false
+   */
+  readonly network?: boolean;
+  /** Host directory for the per-container socket directories. @default `${os.tmpdir()}/osharm-vm-container` */
+  readonly workDir?: string;
+  /**
+   * OCI runtime (`--runtime`); podman 4.3's default crun refuses some hybrid cgroup layouts, where
+   * `runc` works. @default 'runc' for podman, the engine's default for docker
+   */
+  readonly runtime?: string | null;
+  /** How long `start()` waits for the guest server, ms. @default 60000 */
+  readonly startTimeoutMs?: number;
+  /** Screen of the desktop. @default 1920×1080 */
+  readonly screen?: { readonly width: number; readonly height: number };
+}
+
+function providerError(engine: string, message: string, cause?: unknown): VmProviderError {
+  return new VmProviderError({ providerId: engine, message, cause, isRetryable: true });
+}
+
+interface RunningContainer {
+  readonly name: string;
+  readonly endpoint: GuestEndpoint;
+  readonly bridges: readonly Server[];
+  readonly stateDir: string;
+}
+
+const closeServer = (server: Server): Promise<void> =>
+  new Promise(resolve => server.close(() => resolve()));
+
+const live = new Map<string, Set<string>>(); // engine binary → names of containers to remove on exit
+let exitHookInstalled = false;
+function track(binary: string, name: string, add: boolean): void {
+  const names = live.get(binary) ?? new Set<string>();
+  live.set(binary, names);
+  if (add) names.add(name);
+  else names.delete(name);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const [engineBinary, set] of live) removeNow(engineBinary, [...set]);
+    });
+  }
+}
+const swept = new Set<string>();
+
+/**
+ * One desktop container (from the osharm desktop image) per environment, through podman's or
+ * docker's command line. `revert()` removes the container and starts a fresh one.
+ */
+export class ContainerProvider implements VmProviderV1 {
+  readonly specificationVersion = 'vm-provider-v1' as const;
+  readonly providerId: ContainerEngine;
+  private readonly settings: ContainerProviderSettings;
+  private readonly binary: string;
+  private running: RunningContainer | undefined;
+  private starting: Promise<GuestEndpoint> | undefined;
+
+  constructor(settings: ContainerProviderSettings = {}) {
+    this.settings = settings;
+    this.providerId = settings.engine ?? 'podman';
+    this.binary = settings.engineBinary ?? this.providerId;
+  }
+
+  /** Starts a container (or returns the running one's endpoint) once its guest server answers. */
+  async start(options: ProviderCallOptions = {}): Promise<GuestEndpoint> {
+    if (this.running) return this.running.endpoint;
+    this.starting ??= this.launch(options).finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  endpoint(): GuestEndpoint | undefined {
+    return this.running?.endpoint;
+  }
+
+  /** Name of the running container, or undefined. */
+  containerName(): string | undefined {
+    return this.running?.name;
+  }
+
+  /** Removes the container and starts a fresh one from the image; `snapshot` is ignored. */
+  async revert(
+    options: ProviderCallOptions & { readonly snapshot?: string } = {},
+  ): Promise<GuestEndpoint> {
+    await this.stop();
+    return this.start(options);
+  }
+
+  /** Removes the container (processes, tmpfs, writable layer); safe when nothing runs. */
+  async stop(_options: ProviderCallOptions = {}): Promise<void> {
+    if (this.starting) await this.starting.catch(() => undefined);
+    const running = this.running;
+    this.running = undefined;
+    if (!running) return;
+    await Promise.all(running.bridges.map(closeServer));
+    await runEngine(this.binary, ['rm', '--force', '--time', '0', running.name]).catch(
+      () => undefined,
+    );
+    track(this.binary, running.name, false);
+    await rm(running.stateDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /** The container's log (Xvfb, D-Bus, guest server), for diagnostics. */
+  async logs(): Promise<string> {
+    if (!this.running) return '';
+    return runEngine(this.binary, ['logs', this.running.name], { withStderr: true }).catch(
+      () => '',
+    );
+  }
+
+  /** The `run` arguments (without the engine binary) for a container `name`. */
+  runArgs(name: string, harnessDir: string): string[] {
+    const s = this.settings;
+    const memory = s.memoryMb ?? 4096;
+    const tmpfs = s.tmpfsSizeMb ?? 2048;
+    const runtime =
+      s.runtime === undefined ? (this.providerId === 'podman' ? 'runc' : null) : s.runtime;
+    const screen = s.screen ?? { width: 1920, height: 1080 };
+    return [
+      'run',
+      '--detach',
+      '--name',
+      name,
+      '--label',
+      `${OWNER_LABEL}=${ownerId()}`,
+      ...(runtime ? ['--runtime', runtime] : []),
+      '--hostname',
+      'desktop',
+      '--user',
+      '1000:1000',
+      '--cap-drop',
+      'ALL',
+      '--security-opt',
+      'no-new-privileges',
+      '--read-only',
+      '--tmpfs',
+      `/home/user:rw,exec,size=${tmpfs}m,mode=0755,U`,
+      '--tmpfs',
+      `/tmp:rw,exec,size=${tmpfs}m,mode=1777`,
+      '--tmpfs',
+      `/var/tmp:rw,size=${tmpfs}m,mode=1777`,
+      '--tmpfs',
+      '/run:rw,size=64m,mode=0755,U', // the desktop user's, as in the embedded sandbox
+      '--volume',
+      `${harnessDir}:/run/harness:rw`,
+      // The engine's default rlimits can exceed the host's hard limits, which runc may not raise.
+      ...hardLimits().flatMap(limit => ['--ulimit', limit]),
+      '--shm-size',
+      '512m',
+      '--memory',
+      `${memory}m`,
+      '--memory-swap',
+      `${memory}m`,
+      '--pids-limit',
+      String(s.pids ?? 512),
+      '--cpus',
+      String(s.cpus ?? 1.5),
+      '--network',
+      s.network ? 'bridge' : 'none',
+      '--env',
+      'OSHARM_GUEST_TOKEN', // the value comes from the engine's environment, not its command line
+      '--env',
+      `OSHARM_SCREEN=${screen.width}x${screen.height}x24`,
+      s.image ?? DEFAULT_DESKTOP_IMAGE,
+    ];
+  }
+
+  private async launch(options: ProviderCallOptions): Promise<GuestEndpoint> {
+    const timeoutMs = options.timeoutMs ?? this.settings.startTimeoutMs ?? 60_000;
+    const deadline = Date.now() + timeoutMs;
+    const image = this.settings.image ?? DEFAULT_DESKTOP_IMAGE;
+    if (!swept.has(this.binary)) {
+      swept.add(this.binary);
+      await removeOrphans(this.binary).catch(() => undefined);
+    }
+    try {
+      await runEngine(this.binary, ['image', 'inspect', '--format', '{{.Id}}', image]);
+    } catch (error) {
+      throw providerError(
+        this.providerId,
+        `The desktop image ${image} is not in ${this.binary}'s store: build it with scripts/build-desktop-image.sh (or from the Containerfile)`,
+        error,
+      );
+    }
+    const name = `osharm-desktop-${randomBytes(6).toString('hex')}`;
+    const token = randomBytes(32).toString('hex');
+    // <workDir>/<name>/{harness,control}: the container sees only harness/ (its socket), the
+    // harness connects only through the pinned link in control/.
+    const workDir = this.settings.workDir ?? join(tmpdir(), 'osharm-vm-container');
+    const stateDir = join(workDir, name);
+    const harnessDir = join(stateDir, 'harness');
+    const controlDir = join(stateDir, 'control');
+    await mkdir(workDir, { recursive: true, mode: 0o700 });
+    await mkdir(harnessDir, { recursive: true, mode: 0o700 });
+    await mkdir(controlDir, { mode: 0o700 });
+    await chmod(stateDir, 0o700);
+    await chown(harnessDir, DESKTOP_UID, DESKTOP_UID);
+    track(this.binary, name, true);
+    const bridges: Server[] = [];
+    try {
+      await runEngine(this.binary, this.runArgs(name, harnessDir), {
+        env: { ...process.env, OSHARM_GUEST_TOKEN: token },
+        abortSignal: options.abortSignal,
+      });
+      const screen = this.settings.screen ?? { width: 1920, height: 1080 };
+      const socketPath = await this.waitForSocket(
+        harnessDir,
+        controlDir,
+        name,
+        deadline,
+        options.abortSignal,
+      );
+      const base: GuestEndpoint = {
+        baseUrl: 'http://localhost',
+        host: 'localhost',
+        serverPort: 0,
+        socketPath,
+        token,
+        screen,
+      };
+      await this.waitForGuest(
+        base,
+        name,
+        Math.max(1000, deadline - Date.now()),
+        options.abortSignal,
+      );
+      await sealHarnessDir(harnessDir);
+      const channel = { socketPath, token };
+      bridges.push(await tunnelBridge(channel, 9222), await tunnelBridge(channel, 8080));
+      const port = (server: Server): number => {
+        const address = server.address();
+        return address && typeof address === 'object' ? address.port : 0;
+      };
+      const endpoint: GuestEndpoint = {
+        ...base,
+        chromiumUrl: `http://127.0.0.1:${port(bridges[0]!)}`,
+        vlcUrl: `http://127.0.0.1:${port(bridges[1]!)}`,
+      };
+      this.running = { name, endpoint, bridges, stateDir };
+      return endpoint;
+    } catch (error) {
+      await Promise.all(bridges.map(closeServer));
+      const logs = await runEngine(this.binary, ['logs', name], { withStderr: true }).catch(
+        () => '',
+      );
+      await runEngine(this.binary, ['rm', '--force', '--time', '0', name]).catch(() => undefined);
+      track(this.binary, name, false);
+      await rm(stateDir, { recursive: true, force: true }).catch(() => undefined);
+      if (VmProviderError.isInstance(error)) throw error;
+      const tail = logs.trim().split('\n').slice(-5).join(' | ');
+      throw providerError(
+        this.providerId,
+        `The desktop container did not start: ${(error as Error).message}${tail ? ` (log: ${tail})` : ''}`,
+        error,
+      );
+    }
+  }
+
+  private async running_(name: string): Promise<boolean> {
+    const state = await runEngine(this.binary, [
+      'inspect',
+      '--format',
+      '{{.State.Running}}',
+      name,
+    ]).catch(() => 'false');
+    return state.trim() === 'true';
+  }
+
+  /** Waits for the guest socket and pins it (vm-local's pinGuestSocket) before any request. */
+  private async waitForSocket(
+    harnessDir: string,
+    controlDir: string,
+    name: string,
+    deadline: number,
+    abortSignal: AbortSignal | undefined,
+  ): Promise<string> {
+    for (;;) {
+      abortSignal?.throwIfAborted();
+      if (existsSync(join(harnessDir, 'guest.sock'))) return pinGuestSocket(harnessDir, controlDir);
+      if (!(await this.running_(name))) throw new Error('the container exited during start-up');
+      if (Date.now() > deadline)
+        throw new Error('its guest server did not create its socket in time');
+      await new Promise(resolve => setTimeout(resolve, 50));
+    }
+  }
+
+  private async waitForGuest(
+    endpoint: GuestEndpoint,
+    name: string,
+    timeoutMs: number,
+    abortSignal: AbortSignal | undefined,
+  ): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const client = createGuestClient(endpoint, { maxRetries: 0 });
+    try {
+      for (;;) {
+        abortSignal?.throwIfAborted();
+        try {
+          await client.platform({ timeoutMs: 2000 });
+          return;
+        } catch {
+          // not up yet
+        }
+        if (!(await this.running_(name))) throw new Error('the container exited during start-up');
+        if (Date.now() > deadline) {
+          throw new Error(
+            `its guest server did not answer within ${Math.round(timeoutMs / 1000)} s`,
+          );
+        }
+        await new Promise(resolve => setTimeout(resolve, 100));
+      }
+    } finally {
+      await client.close();
+    }
+  }
+}
+
+/**
+ * Creates the container provider. No I/O happens until `start()`.
+ * @example
+ * const provider = createContainerProvider({ engine: 'podman', memoryMb: 4096 });
+ * const endpoint = await provider.start(); // { socketPath, token, chromiumUrl, vlcUrl, … }
+ */
+export function createContainerProvider(
+  settings: ContainerProviderSettings = {},
+): ContainerProvider {
+  return new ContainerProvider(settings);
+}
