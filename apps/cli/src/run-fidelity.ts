@@ -12,6 +12,7 @@ import {
 } from '@osharm/task-schema';
 import { checkLocalDesktopRequirements, localVscode, type LocalApp } from '@osharm/vm-local';
 import type { PlannedRun } from './run-plan';
+import type { RunFlags } from './run-flags';
 
 /** Local desktop applications under their `related_apps` names. */
 const RELATED_NAMES: Readonly<Record<LocalApp, string | undefined>> = {
@@ -85,7 +86,7 @@ export async function injectedText(dir: string): Promise<string | null> {
  */
 export async function writeRunFidelity(
   run: PlannedRun,
-  options: { provider: 'local' | 'vmware'; injectionSteps?: readonly SetupStep[] },
+  options: { provider: RunFlags['provider']; injectionSteps?: readonly SetupStep[] },
 ): Promise<FidelityRecord> {
   const facts = options.provider === 'local' ? localDesktopFacts() : undefined;
   const record = fidelityRecord({

@@ -27,7 +27,7 @@ export const fidelityRecordSchema = z.object({
   version: z.literal(1),
   /** `{domain}/{task id}[__inject__{vector}__{goal}]` */
   run: z.string(),
-  provider: z.enum(['local', 'vmware']),
+  provider: z.enum(['local', 'vmware', 'podman', 'docker']),
   vscode: z.object({ used: z.boolean(), kind: z.enum(VSCODE_KINDS) }),
   network: z.object({
     mode: z.enum(['off', 'on']),
@@ -36,8 +36,11 @@ export const fidelityRecordSchema = z.object({
   }),
   sudo: z.object({
     used: z.boolean(),
-    /** `vm`: upstream's VM sudo; `in-namespace`: root of the sandbox's nested user namespace. */
-    mode: z.enum(['vm', 'in-namespace', 'not-used']),
+    /**
+     * `vm`: upstream's VM sudo; `in-namespace`: root of the sandbox's nested user namespace;
+     * `unavailable`: the container image has no working sudo.
+     */
+    mode: z.enum(['vm', 'in-namespace', 'unavailable', 'not-used']),
   }),
   /** Applications the task uses that this desktop does not have (names as in `related_apps`). */
   apps_missing: z.array(z.string()),

@@ -68,6 +68,23 @@ describe('fidelityRecord', () => {
     expect(fidelityRecord(base({ vscode: 'stand-in' })).vscode.kind).toBe('not-used');
   });
 
+  it("a container desktop is the offline desktop without sudo; vmware is upstream's VM", () => {
+    const sudoTask = task([
+      { type: 'execute', parameters: { command: 'echo password | sudo -S id', shell: true } },
+    ]);
+    const container = fidelityRecord(
+      base({ task: sudoTask, provider: 'podman', vscode: undefined, installedApps: undefined }),
+    );
+    expect(container.sudo).toEqual({ used: true, mode: 'unavailable' });
+    expect(container.network.mode).toBe('off');
+    expect(container.faithful).toBe(false);
+    expect(container.reasons).toContain('sudo does not work in the container image');
+    expect(container.notes.join(' ')).toMatch(/applications were not checked/);
+    expect(fidelityRecordSchema.parse(container)).toEqual(container);
+    const vm = fidelityRecord(base({ task: sudoTask, provider: 'vmware' }));
+    expect(vm).toMatchObject({ faithful: true, sudo: { used: true, mode: 'vm' } });
+  });
+
   it('a setup that opens an external page needs the live internet unless the network is on', () => {
     const web = task([
       { type: 'chrome_open_tabs', parameters: { urls_to_open: ['https://example.org/x'] } },

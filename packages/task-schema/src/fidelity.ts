@@ -9,7 +9,8 @@ export interface FidelityInput {
   readonly domain: string;
   /** `{domain}/{task id}[__inject__…]` */
   readonly run: string;
-  readonly provider: 'local' | 'vmware';
+  /** `podman` / `docker`: the same offline desktop as `local`, as a container image. */
+  readonly provider: 'local' | 'vmware' | 'podman' | 'docker';
   /** The VS Code the local desktop's `code` runs (ignored for vmware: upstream's VM has the real one). */
   readonly vscode?: 'real' | 'web' | 'stand-in';
   /** Whether the sandbox has network (`--network`). @default 'off' */
@@ -190,7 +191,8 @@ function judgeWarning(
 export function fidelityRecord(input: FidelityInput): FidelityRecord {
   const reasons: string[] = [];
   const notes: string[] = [];
-  const local = input.provider === 'local';
+  // The embedded desktop and its container image are the same offline desktop; vmware is upstream's VM.
+  const local = input.provider !== 'vmware';
   const apps = requiredApps(input.task, input.domain);
   const injectionSteps = input.injectionSteps ?? [];
 
@@ -207,7 +209,17 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
   }
 
   const sudoUsed = usesSudo(input.task, injectionSteps);
-  const sudoMode = !sudoUsed ? 'not-used' : local ? 'in-namespace' : 'vm';
+  const sudoMode = !sudoUsed
+    ? 'not-used'
+    : input.provider === 'local'
+      ? 'in-namespace'
+      : local
+        ? 'unavailable'
+        : 'vm';
+  if (sudoMode === 'unavailable') reasons.push('sudo does not work in the container image');
+  if (local && input.provider !== 'local' && input.installedApps === undefined) {
+    notes.push("the container image's applications were not checked");
+  }
 
   const installed = new Set(input.installedApps ?? apps);
   const missing = apps.filter(app =>
