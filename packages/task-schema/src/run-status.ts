@@ -1,6 +1,4 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { join } from 'node:path';
+import { openTrajectoryFile, UnsafeFileError } from './trajectory-file';
 import { parseResultTxt } from './trajectory-schema';
 
 /**
@@ -30,29 +28,32 @@ const TRAJ_TAIL_BYTES = 64 * 1024;
 /** Longest reason kept from an error line. */
 const REASON_MAX_CHARS = 2000;
 
-/** Reads at most `max` bytes of a regular file: the start, or with `tail` the end; undefined if absent. */
+/**
+ * Reads at most `max` bytes of a run dir's file (the start, or with `tail` the end), opened by
+ * {@link openTrajectoryFile} (inside the dir, no symlink, no FIFO); undefined when absent or refused.
+ * A large file is not refused: only its bounded part is read.
+ */
 async function readBounded(
-  path: string,
+  dir: string,
+  name: string,
   max: number,
   { tail = false } = {},
 ): Promise<string | undefined> {
-  let handle;
+  const opened = await openTrajectoryFile(name, {
+    within: dir,
+    maxBytes: Number.MAX_SAFE_INTEGER,
+  }).catch((error: unknown) => {
+    if (UnsafeFileError.isInstance(error)) return undefined;
+    throw error;
+  });
+  if (!opened) return undefined;
   try {
-    // O_NONBLOCK: a FIFO planted in place of the file does not hang the reader; O_NOFOLLOW: a
-    // symlink is not followed out of the run dir.
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) return undefined;
-    const length = Math.min(max, stat.size);
+    const length = Math.min(max, opened.size);
     const buffer = Buffer.alloc(length);
-    await handle.read(buffer, 0, length, tail ? stat.size - length : 0);
+    await opened.handle.read(buffer, 0, length, tail ? opened.size - length : 0);
     return buffer.toString('utf8');
   } finally {
-    await handle.close();
+    await opened.handle.close();
   }
 }
 
@@ -79,7 +80,7 @@ export function lastErrorLine(trajText: string): string | undefined {
  * that is not a number makes the run `errored` with that reason.
  */
 export async function readRunStatus(dir: string): Promise<RunStatus> {
-  const result = await readBounded(join(dir, 'result.txt'), RESULT_MAX_BYTES);
+  const result = await readBounded(dir, 'result.txt', RESULT_MAX_BYTES);
   if (result !== undefined) {
     try {
       return { state: 'finished', score: parseResultTxt(result, { file: 'result.txt' }) };
@@ -90,7 +91,7 @@ export async function readRunStatus(dir: string): Promise<RunStatus> {
       };
     }
   }
-  const traj = await readBounded(join(dir, 'traj.jsonl'), TRAJ_TAIL_BYTES, { tail: true });
+  const traj = await readBounded(dir, 'traj.jsonl', TRAJ_TAIL_BYTES, { tail: true });
   const reason = traj === undefined ? undefined : lastErrorLine(traj);
   return reason === undefined
     ? { state: 'unfinished', reason: UNFINISHED_REASON }
