@@ -13,7 +13,7 @@ import {
   type ObservationType,
   type PromptVersion,
   DEFAULT_JUDGE_TYPE,
-  DEFAULT_JUDGE_OBSERVATION_TYPE,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
   DEFAULT_PROMPT_VERSION,
   judgeTypeNeedsCaptions,
 } from '@osharm/task-schema';
@@ -45,7 +45,7 @@ export interface JudgeTrajectoryOptions {
   readonly model?: JudgeModelV1 | string;
   /** The captioner for caption-based judge types. @default a captioner on `gpt-4o-2024-11-20` (OpenAI) */
   readonly captioner?: Captioner | JudgeModelV1 | string;
-  /** Observation type of the run; shapes the per-step judges' input. @default `DEFAULT_JUDGE_OBSERVATION_TYPE` (`screenshot_a11y_tree`, upstream's batch judge) */
+  /** Observation type of the run; shapes the per-step judges' input. @default `PUBLISHED_RUNS_OBSERVATION_TYPE` (`screenshot_a11y_tree`, upstream's batch judge) */
   readonly observationType?: ObservationType;
   /** Screenshot encoding for the judge. @default as stored (PNG, detail high: upstream's level) */
   readonly images?: ImageOptions;
@@ -197,7 +197,7 @@ export async function prepareJudgeInput(
     trajectory,
     judgeType,
     promptVersion: options.promptVersion ?? DEFAULT_PROMPT_VERSION,
-    observationType: options.observationType ?? DEFAULT_JUDGE_OBSERVATION_TYPE,
+    observationType: options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE,
     instruction: options.instruction,
     caption: async image =>
       image ? (captions.get(image) ?? MISSING_SCREENSHOT_CAPTION) : MISSING_SCREENSHOT_CAPTION,
@@ -344,7 +344,7 @@ export async function judgeTrajectory(
 ): Promise<JudgeTrajectoryResult> {
   const judgeType = options.judgeType ?? DEFAULT_JUDGE_TYPE;
   const promptVersion = options.promptVersion ?? DEFAULT_PROMPT_VERSION;
-  const observationType = options.observationType ?? DEFAULT_JUDGE_OBSERVATION_TYPE;
+  const observationType = options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
   const model =
     typeof options.model === 'object'
       ? options.model

@@ -16,7 +16,7 @@ import {
   type ObservationType,
   type PromptVersion,
   DEFAULT_JUDGE_TYPE,
-  DEFAULT_JUDGE_OBSERVATION_TYPE,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
   DEFAULT_PROMPT_VERSION,
   judgeTypeNeedsCaptions,
 } from '@osharm/task-schema';
@@ -240,7 +240,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   const started = performance.now();
   const judgeType = options.judgeType ?? DEFAULT_JUDGE_TYPE;
   const promptVersion = options.promptVersion ?? DEFAULT_PROMPT_VERSION;
-  const observationType = options.observationType ?? DEFAULT_JUDGE_OBSERVATION_TYPE;
+  const observationType = options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
   const model =
     typeof options.model === 'object'
       ? options.model

@@ -38,11 +38,12 @@ export type PromptVersion = (typeof PROMPT_VERSIONS)[number];
 export const DEFAULT_OBSERVATION_TYPE: ObservationType = 'a11y_tree';
 
 /**
- * The observation type the judge assumes when none is given: upstream `run_judge_batch`'s
- * `--observation_type` default (`screenshot_a11y_tree`, the setting of OS-Harm's published runs).
- * Upstream has two defaults here; both are named in this one place.
+ * `screenshot_a11y_tree`: the observation type of OS-Harm's published runs, and the default where
+ * upstream (or osharm's tests) pin that setting rather than run.py's: the judge (upstream
+ * `run_judge_batch`'s `--observation_type` default) and the agent library (`createPromptAgent`,
+ * the offline agents). Upstream has these two defaults; both are named here and nowhere else.
  */
-export const DEFAULT_JUDGE_OBSERVATION_TYPE: ObservationType = 'screenshot_a11y_tree';
+export const PUBLISHED_RUNS_OBSERVATION_TYPE: ObservationType = 'screenshot_a11y_tree';
 
 /** The action space when none is given (`run.py`'s `--action_space`). */
 export const DEFAULT_ACTION_SPACE: ActionSpace = 'pyautogui';
