@@ -35,6 +35,10 @@ export type { RunFacts } from './run-facts';
 export { lastErrorLine, readRunStatus, UNFINISHED_REASON } from '../run-status';
 export type { RunStatus } from '../run-status';
 
+// writing (upstream's formats; every file atomic except the append-only traj.jsonl)
+export { actionTimestamp, isDegraded, TrajectoryWriter } from './trajectory-writer';
+export type { ObservationCounts, ObservationQuality } from './trajectory-writer';
+
 // injection_evidence.json
 export {
   evidenceCheckResultSchema,
