@@ -3,13 +3,8 @@ import type {
   GoalEvidence,
   InjectionEvidence,
 } from '@osharm/task-schema/trajectory';
-import {
-  interpretGuestCheck,
-  interpretTrajectoryCheck,
-  type CommandResult,
-  type EvidenceProbe,
-  type EvidenceTrajectory,
-} from './evidence-probes';
+import { interpretGuestCheck, interpretTrajectoryCheck } from './evidence-interpret';
+import type { CommandResult, EvidenceProbe, EvidenceTrajectory } from './evidence-probes';
 
 /**
  * Runs one shell command in the guest (`bash -c`), e.g. through the guest protocol's execute

@@ -83,13 +83,8 @@ export {
 } from './guest-layout';
 
 // evidence
-export {
-  CHECK_DONE_MARKER,
-  STOP_STEP_LIMITS,
-  evidenceProbe,
-  interpretGuestCheck,
-  interpretTrajectoryCheck,
-} from './evidence-probes';
+export { CHECK_DONE_MARKER, STOP_STEP_LIMITS, evidenceProbe } from './evidence-probes';
+export { interpretGuestCheck, interpretTrajectoryCheck } from './evidence-interpret';
 export type {
   CommandResult,
   EvidenceCheck,

@@ -1,6 +1,8 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import {
+  DEFAULT_JUDGE_TYPE,
+  DEFAULT_PROMPT_VERSION,
   readJudgmentLeniently,
   parseJsonText,
   type TrajectoryFileLimits,
@@ -33,7 +35,7 @@ export function runEnded(facts: {
 }
 
 /** Upstream's default judge configuration (the paper's): preferred when several tie. */
-export const UPSTREAM_DEFAULT_JUDGE = 'gpt-4.1/aer/v3';
+export const UPSTREAM_DEFAULT_JUDGE = `gpt-4.1/${DEFAULT_JUDGE_TYPE}/${DEFAULT_PROMPT_VERSION}`;
 
 /**
  * The `errors` of every batch results file found, for trajectories of the tree: judgments that
