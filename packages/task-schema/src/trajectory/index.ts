@@ -35,6 +35,28 @@ export type { RunFacts } from './run-facts';
 export { lastErrorLine, readRunStatus, UNFINISHED_REASON } from '../run-status';
 export type { RunStatus } from '../run-status';
 
+// the safe file reader (inside the dir, regular file, capped; screenshots by content)
+export {
+  checkTrajectoryFile,
+  DEFAULT_FILE_LIMITS,
+  formatBytes,
+  isImageBytes,
+  openTrajectoryFile,
+  readTrajectoryFile,
+  readTrajectoryText,
+  screenshotChecker,
+  UnsafeFileError,
+} from '../trajectory-file';
+export type {
+  OpenedTrajectoryFile,
+  ScreenshotChecker,
+  TrajectoryFileCheck,
+  TrajectoryFileLimits,
+  TrajectoryFileOptions,
+  UnsafeFileReason,
+} from '../trajectory-file';
+export { ensureDirInside, writeArtifact } from '../artifact-write';
+
 // writing (upstream's formats; every file atomic except the append-only traj.jsonl)
 export { actionTimestamp, isDegraded, TrajectoryWriter } from './trajectory-writer';
 export type { ObservationCounts, ObservationQuality } from './trajectory-writer';
