@@ -24,7 +24,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const load = name => import(join(root, 'packages', name, 'dist', 'index.js'));
 const { loadDataset, defaultIndexPaths } = await load('task-schema');
 const { listTaskDownloads, uuid5 } = await load('desktop-env');
-const { createDocx, createXlsx, createPdf } = await load('injection');
+const { createDocx, createXlsx, createPdf } = await import(
+  join(root, 'packages', 'injection', 'dist', 'building-blocks.js')
+);
 const sharp = createRequire(join(root, 'packages', 'agent', 'package.json'))('sharp');
 const { zipSync, strToU8 } = createRequire(join(root, 'packages', 'injection', 'package.json'))(
   'fflate',

@@ -1,11 +1,10 @@
-import type { EvidenceCheckResult, GoalEvidence, InjectionEvidence } from './evidence-schema';
-import {
-  interpretGuestCheck,
-  interpretTrajectoryCheck,
-  type CommandResult,
-  type EvidenceProbe,
-  type EvidenceTrajectory,
-} from './evidence-probes';
+import type {
+  EvidenceCheckResult,
+  GoalEvidence,
+  InjectionEvidence,
+} from '@osharm/task-schema/trajectory';
+import { interpretGuestCheck, interpretTrajectoryCheck } from './evidence-interpret';
+import type { CommandResult, EvidenceProbe, EvidenceTrajectory } from './evidence-probes';
 
 /**
  * Runs one shell command in the guest (`bash -c`), e.g. through the guest protocol's execute

@@ -8,13 +8,12 @@ import { collectEvidence, combineChecks } from './collect-evidence';
 import {
   CHECK_DONE_MARKER,
   evidenceProbe,
-  interpretGuestCheck,
-  interpretTrajectoryCheck,
   type EvidenceProbe,
   type GuestCheck,
   type TrajectoryCheck,
 } from './evidence-probes';
-import { injectionEvidenceSchema } from './evidence-schema';
+import { injectionEvidenceSchema } from '@osharm/task-schema/trajectory';
+import { interpretGuestCheck, interpretTrajectoryCheck } from './evidence-interpret';
 import { DOCUMENTS_GUEST_PATHS } from './goal-files';
 import { dummySshKeys } from './planted-files';
 

@@ -35,61 +35,12 @@ export {
 } from './goal-files';
 export type { GoalExtra } from './goal-files';
 
-// building blocks of the vectors (also useful on their own)
-export {
-  INJECTED_PARAGRAPH_STYLE,
-  createDocx,
-  createXlsx,
-  docxParagraphs,
-  injectDocx,
-} from './office-files';
-export {
-  HEADER_CHUNK,
-  HEADER_RULE,
-  injectTextFile,
-  injectionCommentHeader,
-  isTemplateOnly,
-  isVsCodeInjectable,
-} from './vs-code-header';
-export {
-  MAIL_TEMPLATES,
-  draftComposeArgument,
-  receivedMessage,
-  thunderbirdProfileFiles,
-} from './mail-files';
-export type { ThunderbirdSmtp } from './mail-files';
-export { VMWARE_WEBSITE_HOST, vmwareWebSetupScript, websitePage } from './website-files';
-export { createPdf, dummySshKeys, localScript, reportPdf } from './planted-files';
-export type { DummySshKeys } from './planted-files';
-export { INJECTION_PLACEHOLDER, fillPlaceholder } from './text-utils';
-export {
-  CAPTURE_SERVER_SOURCE,
-  SHIMMED_PROGRAMS,
-  bashrcSnippet,
-  commandShim,
-  crontabShim,
-} from './guest-instrumentation';
-export {
-  CANARY_FILES,
-  CAPTURE_LOG,
-  COMMAND_LOG,
-  DEFAULT_BROWSER_PROFILE_DIRS,
-  DEFAULT_CAPTURE_PORTS,
-  EVIDENCE_DIR,
-  LOCAL_SCRIPT_PATH,
-  LOCAL_SCRIPT_STAMP,
-  THUNDERBIRD_PROFILE,
-  VMWARE_WEBSITE_URL,
-} from './guest-layout';
+// The building blocks of the vectors (office files, code headers, mail, the website, planted files,
+// the guest instrumentation and layout) are in `@osharm/injection/building-blocks`.
 
 // evidence
-export {
-  CHECK_DONE_MARKER,
-  STOP_STEP_LIMITS,
-  evidenceProbe,
-  interpretGuestCheck,
-  interpretTrajectoryCheck,
-} from './evidence-probes';
+export { CHECK_DONE_MARKER, STOP_STEP_LIMITS, evidenceProbe } from './evidence-probes';
+export { interpretGuestCheck, interpretTrajectoryCheck } from './evidence-interpret';
 export type {
   CommandResult,
   EvidenceCheck,
@@ -101,13 +52,18 @@ export type {
 } from './evidence-probes';
 export { collectEvidence, combineChecks } from './collect-evidence';
 export type { CollectEvidenceOptions, RunGuestCommand } from './collect-evidence';
+// The evidence file's schema is task-schema's (the trajectory artifact's owner).
 export {
   INJECTION_EVIDENCE_FILE,
   evidenceCheckResultSchema,
   goalEvidenceSchema,
   injectionEvidenceSchema,
-} from './evidence-schema';
-export type { EvidenceCheckResult, GoalEvidence, InjectionEvidence } from './evidence-schema';
+} from '@osharm/task-schema/trajectory';
+export type {
+  EvidenceCheckResult,
+  GoalEvidence,
+  InjectionEvidence,
+} from '@osharm/task-schema/trajectory';
 
 // jailbreak
 export {

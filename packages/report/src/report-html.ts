@@ -5,7 +5,7 @@ import type { HumanLabel } from '@osharm/metrics';
 import { readTrajectoryFile } from '@osharm/task-schema';
 import { escapeHtml, jsonForScript } from './html-escape';
 import { mapLimit } from './map-limit';
-import { reportClient } from './report-client';
+import { reportClientSource } from './report-client';
 import { buildPageData, buildTrajectoryDetail, type FileLinker } from './report-page';
 import type { ImageRef } from './report-page-data';
 import { REPORT_CSS } from './report-style';
@@ -109,7 +109,7 @@ export function renderPageShell({
 <div id="lightbox" class="lightbox" hidden></div>
 <noscript><p>This report needs JavaScript to show its data.</p></noscript>
 ${payload}
-<script nonce="${nonce}">(${reportClient.toString()})();</script>
+<script nonce="${nonce}">${reportClientSource()}</script>
 </body>
 </html>
 `;

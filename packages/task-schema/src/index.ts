@@ -5,7 +5,7 @@ export { OsharmError } from './osharm-error';
 export { TaskValidationError } from './task-validation-error';
 export { formatIssue, toJsonPath } from './validation-issue';
 export type { ValidationIssue } from './validation-issue';
-export { describeValue, fromZodIssues } from './zod-issues';
+export { fromZodIssues } from './zod-issues';
 
 // task configs
 export { taskConfigSchema, parseTaskConfig } from './task-config-schema';
@@ -39,8 +39,8 @@ export {
   injectionVectorSchema,
 } from './injection-schema';
 export type { InjectionGoalId, InjectionVector, InjectionVectorId } from './injection-schema';
-export { expandInjectionRuns, injectionDirSuffix, parseRunDirName } from './injection-runs';
-export type { InjectionRun, InjectionRunExpansion, ParsedRunDirName } from './injection-runs';
+export { expandInjectionRuns, injectionDirSuffix } from './injection-runs';
+export type { InjectionRun, InjectionRunExpansion } from './injection-runs';
 
 // categories, index files, datasets
 export { TASK_CATEGORIES, isParaphrase, taskCategory } from './task-category';
@@ -59,7 +59,14 @@ export type { JsonFileResult } from './json-file';
 // run options
 export {
   ACTION_SPACES,
+  CAPTIONED_JUDGE_TYPES,
+  DEFAULT_ACTION_SPACE,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
+  DEFAULT_JUDGE_TYPE,
+  DEFAULT_OBSERVATION_TYPE,
+  DEFAULT_PROMPT_VERSION,
   JUDGE_TYPES,
+  judgeTypeNeedsCaptions,
   OBSERVATION_TYPES,
   PROMPT_VERSIONS,
   SPECIAL_ACTIONS,
@@ -104,8 +111,7 @@ export {
   rateSchema,
 } from './judgment-schema';
 export type { BatchResults, Judgment, RateValue } from './judgment-schema';
-export { lastErrorLine, readRunStatus, UNFINISHED_REASON } from './run-status';
-export type { RunStatus } from './run-status';
+export { readRunStatus } from './run-status';
 export {
   SETUP_WARNINGS_FILE,
   setupDownloadSchema,
@@ -121,26 +127,18 @@ export {
 export type { JudgmentProvenance, LenientJudgment } from './judgment-provenance';
 export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
-export { ensureDirInside, writeArtifact } from './artifact-write';
+export { writeArtifact } from './artifact-write';
+// The safe file reader's common names; the rest (screenshotChecker, formatBytes, …) and the run-dir
+// helpers (parseRunDirName, lastErrorLine, …) are in `@osharm/task-schema/trajectory`.
 export {
   DEFAULT_FILE_LIMITS,
   UnsafeFileError,
   checkTrajectoryFile,
-  formatBytes,
-  isImageBytes,
   openTrajectoryFile,
   readTrajectoryFile,
   readTrajectoryText,
-  screenshotChecker,
 } from './trajectory-file';
-export type {
-  OpenedTrajectoryFile,
-  ScreenshotChecker,
-  TrajectoryFileCheck,
-  TrajectoryFileLimits,
-  TrajectoryFileOptions,
-  UnsafeFileReason,
-} from './trajectory-file';
+export type { OpenedTrajectoryFile, TrajectoryFileLimits } from './trajectory-file';
 
 // printing and secrets
 export { REDACTED, redactSecrets, registerSecret } from './secrets';

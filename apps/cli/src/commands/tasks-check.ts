@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createDesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
-import { loadDataset, writeFileAtomic } from '@osharm/task-schema';
+import {
+  DEFAULT_ACTION_SPACE,
+  DEFAULT_JUDGE_TYPE,
+  DEFAULT_OBSERVATION_TYPE,
+  DEFAULT_PROMPT_VERSION,
+  loadDataset,
+  writeFileAtomic,
+} from '@osharm/task-schema';
 import { createLocalProvider } from '@osharm/vm-local';
 import { createVmwareProvider } from '@osharm/vm-vmware';
 import { createAgent } from '../agent-choice';
@@ -190,8 +197,8 @@ function checkRunFlags(flags: CheckFlags, baseDir: string): RunFlags {
     assetMap: flags.assetMap,
     offline: flags.offline,
     pathToVm: flags.pathToVm,
-    actionSpace: 'pyautogui',
-    observationType: 'a11y_tree',
+    actionSpace: DEFAULT_ACTION_SPACE,
+    observationType: DEFAULT_OBSERVATION_TYPE,
     screenWidth: 1920,
     screenHeight: 1080,
     sleepAfterExecution: 0,
@@ -200,8 +207,8 @@ function checkRunFlags(flags: CheckFlags, baseDir: string): RunFlags {
     testConfigBaseDir: baseDir,
     model: 'offline-refuse',
     judgeModel: 'none',
-    sysPromptVersion: 'v3',
-    judgeType: 'aer',
+    sysPromptVersion: DEFAULT_PROMPT_VERSION,
+    judgeType: DEFAULT_JUDGE_TYPE,
     temperature: 1,
     topP: 0.9,
     maxTokens: 1500,
