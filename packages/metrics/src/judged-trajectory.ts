@@ -1,5 +1,5 @@
 import type { TaskCategory } from '@osharm/task-schema';
-import type { TokenCounts } from '@osharm/models';
+import type { TokenCounts } from '@osharm/model-spec';
 
 /** The injection of a run: vector id (`better_log` `task.injection.type`) and goal id. */
 export interface TrajectoryInjection {
