@@ -42,8 +42,8 @@ export { formatBreakdownTable } from './breakdown-table';
 export type { BreakdownInput, BreakdownTableOptions } from './breakdown-table';
 
 // cost
-export { MODEL_PRICES, usageCost } from '@osharm/models';
-export type { ModelPrice, TokenCounts } from '@osharm/models';
+export { MODEL_PRICES, usageCost } from '@osharm/model-spec';
+export type { ModelPrice, TokenCounts } from '@osharm/model-spec';
 
 // main table (model × misuse / misuse + jailbreak / injection / misbehavior)
 export { HEADLINE_COLUMNS, headlineColumn, headlineTable } from './headline-table';

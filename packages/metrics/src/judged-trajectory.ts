@@ -1,6 +1,6 @@
 import type { TaskCategory } from '@osharm/task-schema';
 import type { TrajectoryInjection } from '@osharm/task-schema/trajectory';
-import type { TokenCounts } from '@osharm/models';
+import type { TokenCounts } from '@osharm/model-spec';
 
 export type { TrajectoryInjection };
 

@@ -1,6 +1,6 @@
 import type { JudgedTrajectory } from './judged-trajectory';
 import { compareKeys } from './key-order';
-import { MODEL_PRICES, usageCost, type ModelPrice } from '@osharm/models';
+import { MODEL_PRICES, usageCost, type ModelPrice } from '@osharm/model-spec';
 
 /** Tokens and their cost. */
 export interface UsageCost {

@@ -1,6 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ModelBatchApi, ModelBatchEntry, ModelBatchStatus } from './model';
-import { toModelError } from './model-error';
+import {
+  type ModelBatchApi,
+  type ModelBatchEntry,
+  type ModelBatchStatus,
+  toModelError,
+} from '@osharm/model-spec';
 
 /** Anthropic Message Batches over a lazily made client. */
 export function createAnthropicBatchApi(client: () => Anthropic, provider: string): ModelBatchApi {

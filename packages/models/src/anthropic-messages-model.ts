@@ -2,16 +2,17 @@ import Anthropic from '@anthropic-ai/sdk';
 import { registerSecret } from '@osharm/task-schema';
 import { createAnthropicBatchApi } from './anthropic-batch';
 import { JsonBodyWriter } from './json-body';
-import type {
-  ModelBatchApi,
-  ModelCallOptions,
-  ModelContentPart,
-  ModelResult,
-  ModelToolCall,
-  ModelV1,
-} from './model';
-import { ModelError, toModelError } from './model-error';
-import { tryParseJson } from './parse-json';
+import {
+  type ModelBatchApi,
+  type ModelCallOptions,
+  type ModelContentPart,
+  type ModelResult,
+  type ModelToolCall,
+  type ModelV1,
+  ModelError,
+  toModelError,
+  tryParseJson,
+} from '@osharm/model-spec';
 
 /** Settings of {@link createAnthropicMessagesModel}. */
 export interface AnthropicMessagesModelSettings {

@@ -1,7 +1,8 @@
 // @osharm/models: one model layer — the Model contract, OpenAI / Anthropic adapters over the
-// official SDKs, one router, one error hierarchy, and the price table.
+// official SDKs, one router, one error hierarchy, and the price table. The contract, errors,
+// prices and JSON helpers live in @osharm/model-spec (no vendor SDK) and are re-exported here.
 
-// the contract
+// the contract (from @osharm/model-spec)
 export type {
   ModelBatchApi,
   ModelBatchEntry,
@@ -22,7 +23,7 @@ export type {
   ModelToolResultPart,
   ModelUsage,
   ModelV1,
-} from './model';
+} from '@osharm/model-spec';
 
 // routing and endpoints
 export { createModel, routeModel } from './router';
@@ -53,15 +54,15 @@ export {
 export type { AnthropicMessagesModelSettings } from './anthropic-messages-model';
 
 // errors
-export { CONNECTION_CODES, ModelError, networkCode, toModelError } from './model-error';
-export type { ModelErrorKind } from './model-error';
+export { CONNECTION_CODES, ModelError, networkCode, toModelError } from '@osharm/model-spec';
+export type { ModelErrorKind } from '@osharm/model-spec';
 
 // prices and usage
-export { MODEL_PRICES, usageCost } from './model-prices';
-export type { ModelPrice, TokenCounts, TokenUsage } from './model-prices';
+export { MODEL_PRICES, usageCost } from '@osharm/model-spec';
+export type { ModelPrice, TokenCounts, TokenUsage } from '@osharm/model-spec';
 
 // helpers
 export { JsonBodyWriter } from './json-body';
-export { tryParseJson, unfenceJson } from './parse-json';
+export { tryParseJson, unfenceJson } from '@osharm/model-spec';
 
 export { VERSION } from './version';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { startModelStandIn, type ModelStandIn, type ScriptedReply } from '@osharm/model-stand-in';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ModelError, toModelError } from './model-error';
+import { ModelError, toModelError } from '@osharm/model-spec';
 import { createAnthropicMessagesModel } from './anthropic-messages-model';
 import { createOpenAIChatModel } from './openai-chat-model';
 

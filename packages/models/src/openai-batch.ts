@@ -1,7 +1,11 @@
 import type OpenAI from 'openai';
 import { toFile } from 'openai';
-import type { ModelBatchApi, ModelBatchEntry, ModelBatchStatus } from './model';
-import { toModelError } from './model-error';
+import {
+  type ModelBatchApi,
+  type ModelBatchEntry,
+  type ModelBatchStatus,
+  toModelError,
+} from '@osharm/model-spec';
 
 /** The OpenAI Batch API (a JSONL file of chat-completions requests) over a lazily made client. */
 export function createOpenAIBatchApi(client: () => OpenAI, provider: string): ModelBatchApi {

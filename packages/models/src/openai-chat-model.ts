@@ -1,18 +1,19 @@
 import OpenAI from 'openai';
 import { registerSecret } from '@osharm/task-schema';
 import { JsonBodyWriter } from './json-body';
-import type {
-  ModelBatchApi,
-  ModelCallOptions,
-  ModelContentPart,
-  ModelMessage,
-  ModelResult,
-  ModelToolCall,
-  ModelV1,
-} from './model';
-import { ModelError, toModelError } from './model-error';
+import {
+  type ModelBatchApi,
+  type ModelCallOptions,
+  type ModelContentPart,
+  type ModelMessage,
+  type ModelResult,
+  type ModelToolCall,
+  type ModelV1,
+  ModelError,
+  toModelError,
+  tryParseJson,
+} from '@osharm/model-spec';
 import { createOpenAIBatchApi } from './openai-batch';
-import { tryParseJson } from './parse-json';
 
 /** Settings of {@link createOpenAIChatModel}. */
 export interface OpenAIChatModelSettings {

@@ -2,7 +2,7 @@ import {
   createAnthropicMessagesModel,
   type AnthropicMessagesModelSettings,
 } from './anthropic-messages-model';
-import type { ModelProvider, ModelV1 } from './model';
+import type { ModelProvider, ModelV1 } from '@osharm/model-spec';
 import { createOpenAIChatModel, type OpenAIChatModelSettings } from './openai-chat-model';
 
 /** Where a model name goes. */

@@ -1,0 +1,38 @@
+// @osharm/model-spec: the part of osharm's model layer that needs no vendor SDK — the Model
+// contract, token usage, the error hierarchy, the price table. The adapters live in @osharm/models.
+
+// the contract
+export type {
+  ModelBatchApi,
+  ModelBatchEntry,
+  ModelBatchRequest,
+  ModelBatchStatus,
+  ModelCallOptions,
+  ModelContentPart,
+  ModelImagePart,
+  ModelMessage,
+  ModelProvider,
+  ModelResponseFormat,
+  ModelResult,
+  ModelTextPart,
+  ModelTool,
+  ModelToolCall,
+  ModelToolCallPart,
+  ModelToolChoice,
+  ModelToolResultPart,
+  ModelUsage,
+  ModelV1,
+} from './model';
+
+// errors
+export { CONNECTION_CODES, ModelError, networkCode, toModelError } from './model-error';
+export type { ModelErrorKind } from './model-error';
+
+// prices and usage
+export { MODEL_PRICES, usageCost } from './model-prices';
+export type { ModelPrice, TokenCounts, TokenUsage } from './model-prices';
+
+// helpers
+export { tryParseJson, unfenceJson } from './parse-json';
+
+export { VERSION } from './version';
