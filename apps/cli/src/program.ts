@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { OsharmError } from '@osharm/task-schema';
-import { normalizeArgv } from '@osharm/batch-judge';
+import { normalizeArgv } from '@osharm/judge-cli';
 import { ExitCode, UsageError, processIo, terminalSafeIo, type CliIo, type CliRun } from './cli-io';
 import { agreementCommand } from './commands/agreement';
 import { assetsCommand } from './commands/assets';

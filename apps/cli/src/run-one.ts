@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runTask, type AgentModelFailure, type AgentV1, type RunInjection } from '@osharm/agent';
-import { connectionFailure, endpointRouting, redactor } from '@osharm/batch-judge';
+import { connectionFailure, endpointRouting, redactor } from '@osharm/judge-cli';
 import type { DesktopEnv } from '@osharm/desktop-env';
 import {
   collectEvidence,

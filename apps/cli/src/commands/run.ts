@@ -24,7 +24,7 @@ import {
   parseRetries,
   parseTimeoutSeconds,
   redactor,
-} from '@osharm/batch-judge';
+} from '@osharm/judge-cli';
 import { createAgent, isOfflineModel, modelDirName, REAL_MODEL_HINT } from '../agent-choice';
 import { resolveDataset } from '../dataset-options';
 import { RunBreaker } from '../run-breaker';
