@@ -6,7 +6,6 @@ import { createDesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
 import { loadDataset, writeFileAtomic } from '@osharm/task-schema';
 import { createLocalProvider } from '@osharm/vm-local';
 import { createVmwareProvider } from '@osharm/vm-vmware';
-import { createAgent } from '../agent-choice';
 import { addAssetOptions, resolveAssetOptions, type AssetFlags } from '../asset-options';
 import { checkSummary, formatCheckTable, type CheckLine } from '../check-summary';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
@@ -16,11 +15,15 @@ import {
   resolveDataset,
   type DatasetFlags,
 } from '../dataset-options';
-import { firstA11yTree, injectedText } from '../run-fidelity';
-import type { RunFlags } from '../run-flags';
-import { runOne } from '../run-one';
-import { planRuns, type PlannedRun } from '../run-plan';
-import { checkLocalDesktop } from '../run-prechecks';
+import type { PlannedRun, RunFlags } from '@osharm/runner';
+import {
+  checkLocalDesktop,
+  createAgent,
+  firstA11yTree,
+  injectedText,
+  planRuns,
+  runOne,
+} from '@osharm/runner/parts';
 
 interface CheckFlags extends DatasetFlags, AssetFlags {
   inject?: boolean;
@@ -213,13 +216,12 @@ function checkRunFlags(flags: CheckFlags, baseDir: string): RunFlags {
     numEnvs: flags.numEnvs,
     timeLimit: flags.timeLimit,
     settle: flags.settle,
-    failOnError: true,
   };
 }
 
 async function checkOne(
   plannedRun: PlannedRun,
-  context: Omit<Parameters<typeof runOne>[1], 'endpoints'>,
+  context: Omit<Parameters<typeof runOne>[1], 'endpoints' | 'io'> & { io: CliIo },
 ): Promise<CheckLine> {
   const started = performance.now();
   const outcome = await runOne(plannedRun, { ...context, endpoints: {} });
