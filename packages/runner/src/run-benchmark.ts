@@ -174,7 +174,9 @@ export async function runBenchmark(
   const breaker = new RunBreaker(endpoints);
   const workDir = await mkdtemp(join(tmpdir(), 'osharm-run-'));
   try {
-    await Promise.all(
+    // Every worker ends (and closes its environment) before the work dir goes; then the first
+    // unexpected error, if any, is thrown.
+    const workers = await Promise.allSettled(
       providers.map(async provider => {
         const env = createDesktopEnv({
           provider,
@@ -194,17 +196,25 @@ export async function runBenchmark(
           while (!breaker.stopped && !signal?.aborted && queue.length > 0) {
             const next = queue.shift()!;
             emit({ type: 'run-started', run: next });
-            const outcome = await runOne(next, {
-              env,
-              agent,
-              flags,
-              io,
-              workDir,
-              endpoints: breaker.judgeEnabled ? endpoints : { ...endpoints, judge: undefined },
-              at,
-              signal,
-              onEvent: event => emit({ type: 'step', run: next, event }),
-            });
+            let outcome: RunOutcome;
+            try {
+              outcome = await runOne(next, {
+                env,
+                agent,
+                flags,
+                io,
+                workDir,
+                endpoints: breaker.judgeEnabled ? endpoints : { ...endpoints, judge: undefined },
+                at,
+                signal,
+                onEvent: event => emit({ type: 'step', run: next, event }),
+              });
+            } catch (error) {
+              if (!signal?.aborted) throw error;
+              // The run's traj.jsonl ends with the error line and it has no result.txt: an
+              // errored run, run again on resume.
+              outcome = { run: next, score: null, error: `${next.label} - aborted by the caller` };
+            }
             outcomes.push(outcome);
             const note = breaker.record(outcome);
             const progress = { outcome, done: outcomes.length, total: pending.length };
@@ -217,6 +227,8 @@ export async function runBenchmark(
         }
       }),
     );
+    const failure = workers.find(worker => worker.status === 'rejected');
+    if (failure) throw failure.reason;
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

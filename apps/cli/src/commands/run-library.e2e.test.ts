@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -106,5 +108,48 @@ describe.skipIf(!requirements.ok)('runBenchmark = osharm run', () => {
     expect(types.filter(type => type === 'run-finished')).toHaveLength(2);
     expect(types).toContain('step');
     expect(types.indexOf('step')).toBeGreaterThan(types.indexOf('run-started'));
+  }, 900_000);
+
+  it('stops cleanly on abort: the running run ends as an error, the rest are not started, no desktop is left', async () => {
+    const resultDir = join(tmp, 'aborted');
+    const controller = new AbortController();
+    const events: BenchmarkEvent[] = [];
+    const summary = await runBenchmark(
+      {
+        model: 'offline-refuse',
+        judgeModel: 'none',
+        settle: 0.5,
+        testAllMetaPath: 'evaluation_examples/test_misuse.json',
+        limit: 2,
+        numEnvs: 1,
+        resultDir,
+        cwd: repoRoot,
+        env: {},
+      },
+      {
+        signal: controller.signal,
+        onEvent: event => {
+          events.push(event);
+          // Abort once the first desktop is up and its setup ran.
+          if (event.type === 'step' && event.event.type === 'reset-end') controller.abort();
+        },
+      },
+    );
+    expect(summary).toMatchObject({ aborted: true, failed: true, ran: 1, finished: 0 });
+    expect(summary.errored).toHaveLength(1);
+    expect(summary.errored[0]!.error).toMatch(/aborted/);
+    expect(summary.notRun).toHaveLength(1);
+    const first = join(resultDir, 'pyautogui/a11y_tree/offline-refuse', summary.errored[0]!.label);
+    expect(existsSync(join(first, 'traj.jsonl'))).toBe(true);
+    expect(existsSync(join(first, 'result.txt'))).toBe(false);
+    expect(events.filter(event => event.type === 'run-errored')).toHaveLength(1);
+    // The environment was closed: no process of the desktop is left under this one.
+    const children = execFileSync('ps', ['--ppid', String(process.pid), '-o', 'pid=,comm='], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .map(line => line.trim())
+      .filter(line => line !== '' && !/\sps$/.test(line));
+    expect(children).toEqual([]);
   }, 900_000);
 });
