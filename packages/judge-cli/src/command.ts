@@ -26,6 +26,7 @@ import {
   type ObservationType,
   type PromptVersion,
 } from '@osharm/task-schema';
+import { ModelError, toModelError } from '@osharm/models';
 import { ExitCode, type BatchJudgeIo, type BatchJudgeRun } from './io';
 import {
   connectionFailure,
@@ -131,20 +132,15 @@ function isFatal(cause: unknown): boolean {
 /** One line for an error thrown out of judging, or undefined when it is a bug (rethrown). */
 function describeFailure(error: unknown): string | undefined {
   if (error instanceof FatalRunError) return error.message;
-  if (OsharmError.isInstance(error)) return error.message;
+  // Model call failures (a ModelError from the adapters, or a vendor SDK error classified by
+  // @osharm/models' one hierarchy): `RateLimitError 429: …`, `APIConnectionError: …`.
+  if (OsharmError.isInstance(error) && !ModelError.isInstance(error)) return error.message;
+  const model = toModelError(error, 'unknown');
+  if (ModelError.isInstance(error) || model.kind !== 'other') {
+    return `${model.vendorName}${model.status === undefined ? '' : ` ${model.status}`}: ${model.message}`;
+  }
   if (error instanceof Error) {
-    // The SDKs leave `name` as "Error": their class name says what happened.
-    const name =
-      error.name === 'Error' && error.constructor.name !== 'Error'
-        ? error.constructor.name
-        : error.name;
-    const status = (error as { status?: unknown }).status;
-    // SDK errors (APIError and subclasses: auth, rate limit, connection) carry a status or a
-    // recognisable name; file system errors an E… code.
-    if (typeof status === 'number') return `${name} ${status}: ${error.message}`;
-    if (/^(API|Anthropic|OpenAI)\w*Error$|Connection|Timeout|^AbortError$/.test(name)) {
-      return `${name}: ${error.message}`;
-    }
+    // File system errors carry an E… code.
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return error.message;
   }

@@ -1,121 +1,31 @@
 import { InvalidArgumentError } from 'commander';
 import { redactSecrets } from '@osharm/task-schema';
 
-/** The three roles that call a model: the agent (`osharm run`), the judge, the captioner. */
-export type ModelRole = 'agent' | 'judge' | 'captioner';
+// Endpoint resolution (role flag → OSHARM_<ROLE>_BASE_URL → vendor variable), the vendor routing and
+// the credential check live in @osharm/models; this file adds what only the command lines need.
+import {
+  CONNECTION_CODES,
+  describeEndpoint,
+  ModelError,
+  ROLE_BASE_URL_ENV,
+  toModelError,
+  type ModelEndpoint,
+  type ModelRole,
+} from '@osharm/models';
 
-/** The env var that names a role's base URL (`OSHARM_JUDGE_BASE_URL` …). */
-export const ROLE_BASE_URL_ENV: Readonly<Record<ModelRole, string>> = {
-  agent: 'OSHARM_AGENT_BASE_URL',
-  judge: 'OSHARM_JUDGE_BASE_URL',
-  captioner: 'OSHARM_CAPTIONER_BASE_URL',
-};
-
-/** Default per-request timeouts in seconds (the adapters' own defaults). */
-export const DEFAULT_TIMEOUT_SECONDS: Readonly<Record<ModelRole, number>> = {
-  agent: 600,
-  judge: 120,
-  captioner: 120,
-};
-
-/** Default HTTP retries of the SDKs (on 408, 409, 429, 5xx, dropped connections, timeouts). */
-export const DEFAULT_MAX_RETRIES = 2;
+export {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_SECONDS,
+  describeEndpoint,
+  endpointRouting,
+  missingCredentials,
+  resolveEndpoint,
+  ROLE_BASE_URL_ENV,
+} from '@osharm/models';
+export type { ModelEndpoint, ModelRole } from '@osharm/models';
 
 /** Consecutive connection failures after which a batch stops (runs or trajectories). */
 export const MAX_CONSECUTIVE_CONNECTION_FAILURES = 3;
-
-/** Where and how a role's model is called. */
-export interface ModelEndpoint {
-  readonly role: ModelRole;
-  readonly model: string;
-  /** `openai` (also any OpenAI-compatible server) or `anthropic`, by the model name. */
-  readonly vendor: 'openai' | 'anthropic';
-  /** The base URL used; undefined: the vendor's public API. */
-  readonly baseURL: string | undefined;
-  /** Where `baseURL` came from, for messages: `--judge-base-url`, `OSHARM_JUDGE_BASE_URL`, `OPENAI_BASE_URL`. */
-  readonly baseURLFrom: string | undefined;
-  readonly maxRetries: number;
-  /** Per-request timeout in ms. */
-  readonly timeoutMs: number;
-}
-
-/**
- * A role's endpoint. The base URL is, first found: the role's flag (`--base-url` for the agent,
- * `--judge-base-url`, `--captioner-base-url`), the role's env var (`OSHARM_AGENT_BASE_URL`,
- * `OSHARM_JUDGE_BASE_URL`, `OSHARM_CAPTIONER_BASE_URL`), the vendor's env var (`OPENAI_BASE_URL`,
- * or `ANTHROPIC_BASE_URL` for `claude*` names), else the vendor's public API.
- */
-export function resolveEndpoint(options: {
-  role: ModelRole;
-  model: string;
-  /** The role's base URL flag value and its spelling, when given. */
-  flag?: { readonly name: string; readonly value: string | undefined };
-  /** `--max-retries`. @default DEFAULT_MAX_RETRIES */
-  maxRetries?: number;
-  /** `--timeout` in seconds. @default DEFAULT_TIMEOUT_SECONDS[role] */
-  timeoutSeconds?: number;
-  env: Readonly<Record<string, string | undefined>>;
-}): ModelEndpoint {
-  const vendor = options.model.startsWith('claude') ? 'anthropic' : 'openai';
-  const vendorVar = vendor === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL';
-  const roleVar = ROLE_BASE_URL_ENV[options.role];
-  const candidates: [string | undefined, string][] = [
-    [options.flag?.value, options.flag?.name ?? ''],
-    [options.env[roleVar], roleVar],
-    [options.env[vendorVar], vendorVar],
-  ];
-  const found = candidates.find(([value]) => value !== undefined && value.trim() !== '');
-  return {
-    role: options.role,
-    model: options.model,
-    vendor,
-    baseURL: found?.[0]?.trim(),
-    baseURLFrom: found?.[1],
-    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    timeoutMs: (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS[options.role]) * 1000,
-  };
-}
-
-/**
- * The adapters' per-vendor settings for an endpoint (`createAgentModel` / `createJudgeModel`
- * routing): the same base URL, retries and timeout whichever vendor the name routes to.
- */
-export function endpointRouting(
-  endpoint: ModelEndpoint,
-  env: Readonly<Record<string, string | undefined>>,
-) {
-  const settings = {
-    env,
-    ...(endpoint.baseURL === undefined ? {} : { baseURL: endpoint.baseURL }),
-    maxRetries: endpoint.maxRetries,
-    timeout: endpoint.timeoutMs,
-  };
-  return { openai: settings, anthropic: settings };
-}
-
-/** `http://host:port/v1` (from `--judge-base-url`), or `the OpenAI API (api.openai.com)`. */
-export function describeEndpoint(endpoint: ModelEndpoint): string {
-  if (endpoint.baseURL === undefined)
-    return endpoint.vendor === 'anthropic'
-      ? 'the Anthropic API (api.anthropic.com)'
-      : 'the OpenAI API (api.openai.com)';
-  return `${endpoint.baseURL} (from ${endpoint.baseURLFrom})`;
-}
-
-/**
- * Why a role's model cannot be called, or undefined when it can: `claude*` names need
- * ANTHROPIC_API_KEY, every other name OPENAI_API_KEY or a base URL (a local server needs no key).
- */
-export function missingCredentials(
-  endpoint: ModelEndpoint,
-  env: Readonly<Record<string, string | undefined>>,
-): string | undefined {
-  if (endpoint.vendor === 'anthropic')
-    return env.ANTHROPIC_API_KEY ? undefined : 'ANTHROPIC_API_KEY';
-  return env.OPENAI_API_KEY || endpoint.baseURL
-    ? undefined
-    : 'OPENAI_API_KEY, or a base URL for an OpenAI-compatible server (OPENAI_BASE_URL, vLLM, Ollama)';
-}
 
 /**
  * The one message for endpoints that cannot be reached: each role's model and host, what was tried,
@@ -149,56 +59,45 @@ const ROLE_FLAG: Readonly<Record<ModelRole, string>> = {
   captioner: '--captioner-base-url',
 };
 
-/** Network error codes of an endpoint that cannot be reached at all (refused, no such host, reset). */
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ECONNRESET',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'UND_ERR_SOCKET',
-]);
-
 /**
- * The failure when `error` (an SDK error, possibly wrapped) says the endpoint could not be
- * reached: a connection error (refused, DNS, reset) rather than an HTTP answer or a timeout.
+ * The failure when `error` (a model error, possibly wrapped in the agent's or judge's error) says
+ * the endpoint could not be reached: refused, DNS, reset — not an HTTP answer, not a timeout.
+ * Classified by @osharm/models' `toModelError`, the one place that reads vendor SDK errors.
  */
 export function connectionFailure(
   error: unknown,
 ): { name: string; code?: string; message: string } | undefined {
   let current: unknown = error;
-  let name: string | undefined;
-  let message = '';
-  let code: string | undefined;
   for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth += 1) {
-    const value = current as {
-      name?: unknown;
-      message?: unknown;
-      code?: unknown;
-      status?: unknown;
-      errors?: unknown;
-      cause?: unknown;
-      constructor?: { name?: unknown };
-    };
-    if (typeof value.status === 'number') return undefined;
-    const className =
-      value.name === 'Error' && typeof value.constructor?.name === 'string'
-        ? value.constructor.name
-        : value.name;
-    if (name === undefined && typeof className === 'string' && /Connection/.test(className)) {
-      if (/Timeout/.test(className)) return undefined;
-      name = className;
-      message = typeof value.message === 'string' ? value.message : '';
+    const value = current as { status?: unknown; errors?: unknown; cause?: unknown };
+    const ctor = (current as { constructor?: { name?: unknown } }).constructor?.name;
+    // A model error, an HTTP answer, or an SDK error class of its own (not a wrapper around one).
+    if (
+      ModelError.isInstance(current) ||
+      typeof value.status === 'number' ||
+      (typeof ctor === 'string' && /Connection|Timeout|Abort/.test(ctor))
+    ) {
+      return unreachable(toModelError(current, 'unknown'));
     }
-    if (code === undefined && typeof value.code === 'string' && /^[A-Z_]+$/.test(value.code))
-      code = value.code;
     current =
       Array.isArray(value.errors) && value.errors.length > 0 ? value.errors[0] : value.cause;
   }
-  if (name === undefined && !(code !== undefined && CONNECTION_CODES.has(code))) return undefined;
-  return { name: name ?? 'ConnectionError', ...(code === undefined ? {} : { code }), message };
+  // No SDK error in the chain: a bare network error (fetch failed → ECONNREFUSED).
+  const bare = toModelError(error, 'unknown');
+  return bare.code !== undefined && CONNECTION_CODES.has(bare.code)
+    ? { name: 'ConnectionError', code: bare.code, message: bare.message }
+    : undefined;
+}
+
+function unreachable(
+  error: ModelError,
+): { name: string; code?: string; message: string } | undefined {
+  if (!error.unreachable) return undefined;
+  return {
+    name: error.vendorName,
+    ...(error.code === undefined ? {} : { code: error.code }),
+    message: error.message,
+  };
 }
 
 function safeHost(url: string): string | undefined {

@@ -32,7 +32,7 @@ import { previousProcessingTimes, resultsFileToWrite } from './previous-results'
 import { describeForeign, planResume } from './provenance';
 import { readRunFacts, type RunFacts } from './run-facts';
 import { summarizeTree } from './tree-summary';
-import { usageCost, type ModelPrice } from '@osharm/models';
+import { ModelError, usageCost, type ModelPrice } from '@osharm/models';
 
 /** Progress of a tree judging, for bars and logs. */
 export type JudgeTreeEvent =
@@ -212,9 +212,10 @@ export async function readExistingJudgment(
 const errorText = (error: unknown) => {
   if (error instanceof Error) {
     const status = (error as { status?: unknown }).status;
-    // The SDKs' error classes keep `name === 'Error'`; their class name says more (RateLimitError …).
-    const name =
-      error.name === 'Error' && error.constructor.name !== 'Error'
+    // A ModelError names the SDK's error class (RateLimitError …); other errors by their class.
+    const name = ModelError.isInstance(error)
+      ? error.vendorName
+      : error.name === 'Error' && error.constructor.name !== 'Error'
         ? error.constructor.name
         : error.name;
     return `${name}${typeof status === 'number' && !error.message.startsWith(String(status)) ? ` ${status}` : ''}: ${error.message}`;
