@@ -15,7 +15,7 @@ import {
   resolveDataset,
   type DatasetFlags,
 } from '../dataset-options';
-import type { PlannedRun, RunFlags } from '@osharm/runner';
+import { RUN_DEFAULTS, type PlannedRun, type RunFlags } from '@osharm/runner';
 import {
   checkLocalDesktop,
   createAgent,
@@ -189,25 +189,15 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
 /** `osharm run`'s flags for a check: the refusing agent, one step, no judge. */
 function checkRunFlags(flags: CheckFlags, baseDir: string): RunFlags {
   return {
+    ...RUN_DEFAULTS,
     cacheDir: flags.cacheDir,
     assetMap: flags.assetMap,
     offline: flags.offline,
     pathToVm: flags.pathToVm,
-    actionSpace: 'pyautogui',
-    observationType: 'a11y_tree',
-    screenWidth: 1920,
-    screenHeight: 1080,
-    sleepAfterExecution: 0,
     maxSteps: 1,
-    maxTrajectoryLength: 3,
     testConfigBaseDir: baseDir,
     model: 'offline-refuse',
     judgeModel: 'none',
-    sysPromptVersion: 'v3',
-    judgeType: 'aer',
-    temperature: 1,
-    topP: 0.9,
-    maxTokens: 1500,
     domain: flags.domain,
     testAllMetaPath: '',
     inject: flags.inject,
