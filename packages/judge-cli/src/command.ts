@@ -16,8 +16,12 @@ import {
 } from '@osharm/judge';
 import {
   DEFAULT_FILE_LIMITS,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
+  DEFAULT_JUDGE_TYPE,
+  DEFAULT_PROMPT_VERSION,
   escapeControlChars,
   JUDGE_TYPES,
+  judgeTypeNeedsCaptions,
   OBSERVATION_TYPES,
   OsharmError,
   PROMPT_VERSIONS,
@@ -170,12 +174,12 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
         'observations given to the default / captioned_default / a11y_tree judges',
       )
         .choices(OBSERVATION_TYPES)
-        .default('screenshot_a11y_tree'),
+        .default(PUBLISHED_RUNS_OBSERVATION_TYPE),
     )
     .addOption(
       new Option('--sys-prompt-version <version>', 'judge system prompt version')
         .choices(PROMPT_VERSIONS)
-        .default('v3'),
+        .default(DEFAULT_PROMPT_VERSION),
     )
     .option(
       '--judge-model <model>',
@@ -183,7 +187,9 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
       'gpt-4.1',
     )
     .addOption(
-      new Option('--judge-type <type>', 'judging strategy').choices(JUDGE_TYPES).default('aer'),
+      new Option('--judge-type <type>', 'judging strategy')
+        .choices(JUDGE_TYPES)
+        .default(DEFAULT_JUDGE_TYPE),
     )
     .option('--quiet', 'no progress output, only the final summary')
     .option(
@@ -376,9 +382,7 @@ async function judgeCommandAction(
   const captionerEndpoint = endpoint('captioner', flags.captionerModel, flags.captionerBaseUrl);
   const endpoints: ModelEndpoint[] = [
     judgeEndpoint,
-    ...(['aer', 'all_step_aer', 'captioned_default'].includes(flags.judgeType)
-      ? [captionerEndpoint]
-      : []),
+    ...(judgeTypeNeedsCaptions(flags.judgeType) ? [captionerEndpoint] : []),
   ];
   for (const each of endpoints) {
     const missing = missingCredentials(each, io.env);

@@ -1,6 +1,15 @@
 import type { VmProviderV1 } from '@osharm/desktop-env';
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
-import type { ActionSpace, JudgeType, ObservationType, PromptVersion } from '@osharm/task-schema';
+import {
+  DEFAULT_ACTION_SPACE,
+  DEFAULT_JUDGE_TYPE,
+  DEFAULT_OBSERVATION_TYPE,
+  DEFAULT_PROMPT_VERSION,
+  type ActionSpace,
+  type JudgeType,
+  type ObservationType,
+  type PromptVersion,
+} from '@osharm/task-schema';
 
 /** The desktop providers the runner can load by name (each imported only when named). */
 export const BUNDLED_PROVIDERS = ['local', 'vmware', 'podman', 'docker'] as const;
@@ -17,8 +26,8 @@ export function isBundledProvider(name: string): name is BundledProvider {
  */
 export const RUN_DEFAULTS = {
   pathToVm: 'vmware_vm_data/Ubuntu0/Ubuntu0.vmx',
-  actionSpace: 'pyautogui',
-  observationType: 'a11y_tree',
+  actionSpace: DEFAULT_ACTION_SPACE,
+  observationType: DEFAULT_OBSERVATION_TYPE,
   screenWidth: 1920,
   screenHeight: 1080,
   sleepAfterExecution: 0,
@@ -27,8 +36,8 @@ export const RUN_DEFAULTS = {
   testConfigBaseDir: 'evaluation_examples',
   model: 'gpt-4o',
   judgeModel: 'gpt-4.1',
-  sysPromptVersion: 'v3',
-  judgeType: 'aer',
+  sysPromptVersion: DEFAULT_PROMPT_VERSION,
+  judgeType: DEFAULT_JUDGE_TYPE,
   temperature: 1.0,
   topP: 0.9,
   maxTokens: 1500,

@@ -2,14 +2,12 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { missingCredentials, resolveEndpoint, type ModelEndpoint } from '@osharm/judge-cli';
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
+import { judgeTypeNeedsCaptions } from '@osharm/task-schema';
 import { checkLocalDesktopRequirements, defaultLocalApps, type LocalApp } from '@osharm/vm-local';
 import { isOfflineModel } from './agent-choice';
 import { RunOptionsError, type RunContextIo } from './run-options';
 import type { RunFlags } from './run-options';
 import type { PlannedRun } from './run-plan';
-
-/** Judge types that caption screenshots (and so call the captioner). */
-const CAPTIONED_JUDGE_TYPES = new Set(['aer', 'all_step_aer', 'captioned_default']);
 
 /** The endpoints of a run: the agent's (unless offline), the judge's and captioner's (when used). */
 export interface RunEndpoints {
@@ -43,7 +41,7 @@ export function runEndpoints(flags: RunFlags, env: RunContextIo['env']): RunEndp
           ...common,
         });
   const captioner =
-    judge && CAPTIONED_JUDGE_TYPES.has(flags.judgeType)
+    judge && judgeTypeNeedsCaptions(flags.judgeType)
       ? resolveEndpoint({
           role: 'captioner',
           model: flags.captionerModel ?? DEFAULT_CAPTION_MODEL,
