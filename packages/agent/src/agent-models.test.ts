@@ -226,4 +226,22 @@ describe('createAgentModel', () => {
     expect(model.provider).toBe('openai');
     expect(model.modelId).toBe('gpt-4.1');
   });
+
+  it('takes explicit provider/model names and sends the id without the prefix', async () => {
+    expect(createAgentModel('anthropic/claude-sonnet-4-20250514')).toBeInstanceOf(
+      AnthropicAgentModel,
+    );
+    const model = createAgentModel('openai-compatible/Qwen/Qwen2.5-VL-72B-Instruct', {
+      openai: { baseURL: server.openaiBaseUrl, maxRetries: 0 },
+    });
+    expect(model.provider).toBe('openai-compatible');
+    expect(model.modelId).toBe('Qwen/Qwen2.5-VL-72B-Instruct');
+    script = () => ({ text: 'DONE' });
+    await model.generate({
+      system: 's',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      maxTokens: 10,
+    });
+    expect(server.calls.at(-1)!.model).toBe('Qwen/Qwen2.5-VL-72B-Instruct');
+  });
 });

@@ -2,8 +2,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   startModelStandIn,
@@ -68,19 +66,18 @@ async function standIn(malformedTags: readonly string[] = []) {
     openai: { baseURL: server.openaiBaseUrl, apiKey: 'test', maxRetries: 0 },
     anthropic: { baseURL: server.anthropicBaseUrl, apiKey: 'test', maxRetries: 0 },
   };
-  /** Batches the stand-in holds, listed through the vendor's SDK. */
+  /** Batches the stand-in holds, listed over its HTTP API (the judge has no list call). */
   const listBatches = async (vendor: 'openai' | 'anthropic'): Promise<string[]> => {
-    if (vendor === 'openai') {
-      const page = await new OpenAI({
-        baseURL: server.openaiBaseUrl,
-        apiKey: 'test',
-      }).batches.list();
-      return page.data.map(batch => batch.id);
-    }
-    const page = await new Anthropic({
-      baseURL: server.anthropicBaseUrl,
-      apiKey: 'test',
-    }).messages.batches.list();
+    const response =
+      vendor === 'openai'
+        ? await fetch(`${server.openaiBaseUrl}/batches`, {
+            headers: { authorization: 'Bearer test' },
+          })
+        : await fetch(`${server.anthropicBaseUrl}/v1/messages/batches`, {
+            headers: { 'x-api-key': 'test', 'anthropic-version': '2023-06-01' },
+          });
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as { data: { id: string }[] };
     return page.data.map(batch => batch.id);
   };
   return { server, log, routing, listBatches };

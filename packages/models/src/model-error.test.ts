@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { startModelStandIn, type ModelStandIn, type ScriptedReply } from '@osharm/model-stand-in';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ModelError } from './model-error';
+import { ModelError, toModelError } from './model-error';
 import { createAnthropicMessagesModel } from './anthropic-messages-model';
 import { createOpenAIChatModel } from './openai-chat-model';
 
@@ -130,5 +130,41 @@ describe.each(['openai', 'anthropic'] as const)('ModelError from the %s adapter'
         : createAnthropicMessagesModel('claude-x', { env: {} });
     const error = await failure(keyless.generate(ask));
     expect(error.kind).toBe('setting');
+  });
+});
+
+describe('toModelError classifies errors that did not come from a live call', () => {
+  it('a DNS failure nested under the SDK error (no lookup is made: the chain is built here)', () => {
+    class APIConnectionError extends Error {}
+    const error = Object.assign(new APIConnectionError('Connection error.'), {
+      cause: Object.assign(new TypeError('fetch failed'), {
+        cause: Object.assign(new Error('getaddrinfo ENOTFOUND api.example.invalid'), {
+          code: 'ENOTFOUND',
+        }),
+      }),
+    });
+    expect(toModelError(error, 'openai')).toMatchObject({
+      kind: 'dns',
+      code: 'ENOTFOUND',
+      vendorName: 'APIConnectionError',
+      retryable: true,
+      unreachable: true,
+    });
+  });
+
+  it('keeps the vendor code of an HTTP error and returns a ModelError unchanged', () => {
+    const http = Object.assign(new Error('maximum context length'), {
+      status: 400,
+      code: 'context_length_exceeded',
+      requestID: 'req_1',
+    });
+    const wrapped = toModelError(http, 'openai');
+    expect(wrapped).toMatchObject({
+      kind: 'bad-request',
+      code: 'context_length_exceeded',
+      requestId: 'req_1',
+    });
+    expect(wrapped.cause).toBe(http);
+    expect(toModelError(wrapped, 'anthropic')).toBe(wrapped);
   });
 });
