@@ -6,7 +6,8 @@ import { rewriteLessThanKeys } from './pyautogui-less-than';
 import { defaultTaskCacheDir } from './download-cache';
 import { evaluateTask, type EvaluationResult } from './evaluate-task';
 import type { ExecuteResult, GuestClient } from './guest-client';
-import { createGuestClient, type GuestClientSettings } from './guest-client-undici';
+import { createGuestClient } from './guest-client-undici';
+import type { GuestClientSettings } from './guest-transport';
 import {
   runSetup,
   type SetupRunRecord,

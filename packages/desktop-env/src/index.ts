@@ -18,12 +18,9 @@ export type {
 export { VERSION } from './version';
 
 // guest protocol client (undici)
-export {
-  DEFAULT_GUEST_TIMEOUTS_MS,
-  UndiciGuestClient,
-  createGuestClient,
-} from './guest-client-undici';
-export type { GuestClientEvent, GuestClientSettings, GuestOperation } from './guest-client-undici';
+export { UndiciGuestClient, createGuestClient } from './guest-client-undici';
+export { DEFAULT_GUEST_TIMEOUTS_MS } from './guest-transport';
+export type { GuestClientEvent, GuestClientSettings, GuestOperation } from './guest-transport';
 export type { ExecuteVerification, ExecuteWithVerificationResult } from './guest-client';
 
 // readiness: wait for a window instead of a fixed sleep

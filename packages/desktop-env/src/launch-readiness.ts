@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { sleep } from './guest-client-undici';
+import { sleep } from './backoff';
 import { errorMessage, type StepRun } from './setup-step-run';
 
 /** An application that shows a splash before its main window, and how to tell the two apart. */

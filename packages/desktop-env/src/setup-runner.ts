@@ -10,7 +10,7 @@ import { closeChromeTabs, openChromeTabs } from './chrome-tabs';
 import { GuestRequestError } from './desktop-env-errors';
 import { defaultTaskCacheDir } from './download-cache';
 import type { GuestClient } from './guest-client';
-import { sleep } from './guest-client-undici';
+import { sleep } from './backoff';
 import { waitUntilLaunched } from './launch-readiness';
 import { executeStep, executeWithVerificationStep } from './setup-execute';
 import { SetupStepError } from './setup-step-error';
