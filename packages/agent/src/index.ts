@@ -98,6 +98,7 @@ export type {
   RunEnvironment,
   RunObservation,
   RunSetupDownload,
+  RunSetupWindowWait,
   RunSetupOutcome,
   RunSetupWarning,
 } from './run-environment';

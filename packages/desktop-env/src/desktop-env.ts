@@ -8,13 +8,13 @@ import { evaluateTask, type EvaluationResult } from './evaluate-task';
 import type { ExecuteResult, GuestClient } from './guest-client';
 import { createGuestClient } from './guest-client-undici';
 import type { GuestClientSettings } from './guest-transport';
-import {
-  runSetup,
-  type SetupRunRecord,
-  type SetupRunnerSettings,
-  type SetupStepEvent,
-  type SetupWarning,
-} from './setup-runner';
+import type {
+  SetupRunRecord,
+  SetupRunnerSettings,
+  SetupStepEvent,
+  SetupWarning,
+} from './setup-context';
+import { runSetup } from './setup-runner';
 import type { GuestEndpoint, VmProviderV1 } from './vm-provider';
 
 /** What the agent sees after a reset or a step. */

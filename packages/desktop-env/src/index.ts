@@ -37,8 +37,9 @@ export type {
   SetupStepEvent,
   SetupStepRecord,
   SetupWarning,
-} from './setup-runner';
+} from './setup-context';
 export type { SetupDownloadRecord } from './setup-transfer';
+export type { SetupWindowWait } from './setup-window-waits';
 export { assetSourcesFetch, downloadHint, loadAssetMap, parseAssetMap } from './asset-map';
 export type { AssetMap, AssetSources, AssetTarget } from './asset-map';
 export { listTaskDownloads } from './task-downloads';

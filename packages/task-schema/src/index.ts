@@ -111,8 +111,14 @@ export {
   setupDownloadSchema,
   setupWarningSchema,
   setupWarningsSchema,
+  setupWindowWaitSchema,
 } from './setup-warnings-schema';
-export type { SetupDownloadEntry, SetupWarningEntry, SetupWarnings } from './setup-warnings-schema';
+export type {
+  SetupDownloadEntry,
+  SetupWarningEntry,
+  SetupWarnings,
+  SetupWindowWaitEntry,
+} from './setup-warnings-schema';
 export {
   judgmentProvenanceSchema,
   PROVENANCE_KEY,
