@@ -6,6 +6,7 @@ import {
   summarize,
   type JudgedTrajectory,
 } from '@osharm/metrics';
+import { summarizeDegraded } from '@osharm/task-schema';
 import type { CliIo } from './cli-io';
 import { displayPath } from './dataset-options';
 import type { RunFlags } from './run-flags';
@@ -43,6 +44,10 @@ export function printSummary(
   const recorded = outcomes.filter(outcome => outcome.fidelity);
   io.stdout(
     `fidelity: ${recorded.filter(outcome => outcome.fidelity!.faithful).length} faithful of ${recorded.length} (fidelity.json in each run dir says why not)\n`,
+  );
+  const degraded = summarizeDegraded(recorded.map(outcome => outcome.fidelity!));
+  io.stdout(
+    `degraded observations: ${degraded.observations} in ${degraded.runs} of ${recorded.length} run(s)${degraded.unknown > 0 ? ` (${degraded.unknown} run(s) without a count)` : ''}\n`,
   );
   if (errored.length > 0) {
     io.stdout(

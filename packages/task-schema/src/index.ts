@@ -157,3 +157,9 @@ export { FIDELITY_FILE, fidelityRecordSchema, VSCODE_KINDS } from './fidelity-sc
 export type { FidelityRecord, FidelityWarning } from './fidelity-schema';
 export { fidelityRecord, liveWebUrls, requiredApps } from './fidelity';
 export type { FidelityInput } from './fidelity';
+export {
+  countDegradedObservations,
+  readDegradedObservations,
+  summarizeDegraded,
+} from './degraded-observations';
+export type { DegradedSummary } from './degraded-observations';
