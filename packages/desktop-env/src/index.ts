@@ -24,7 +24,7 @@ export type { GuestClientEvent, GuestClientSettings, GuestOperation } from './gu
 export type { ExecuteVerification, ExecuteWithVerificationResult } from './guest-client';
 
 // readiness: wait for a window instead of a fixed sleep
-export { waitForWindow, windowLineMatches } from './window-readiness';
+export { waitForWindow } from './window-readiness';
 export type { WindowWait, WindowWaitOptions } from './window-readiness';
 
 // setup steps (task config / evaluator postconfig)
@@ -81,7 +81,6 @@ export type { EvaluationGuest, Getter, GetterConfigInput, GetterContext } from '
 export { EVALUATION_METRICS, resolveMetric } from './metric-registry';
 export type { MetricDefinition, MetricInput } from './metric-types';
 export { fuzzRatio } from './evaluator-fuzz-ratio';
-export { compareDocxFiles } from './metric-compare-docx-files';
 export { matchValueToRule } from './metric-match-value-to-rule';
 
 // the environment

@@ -5,7 +5,6 @@ export { createLocalProvider, LocalProvider } from './local-provider';
 export type { LocalProviderSettings } from './local-provider';
 export type { SudoAttempt, SudoOutcome } from './local-sandbox';
 export {
-  availableMemoryMb,
   capacityWarning,
   DESKTOP_MEMORY_BUDGET_MB,
   localDesktopCapacity,
@@ -19,7 +18,7 @@ export type { LocalVscode } from './local-vscode';
 // guest server (also the `osharm-guest-server` bin)
 export { createGuestServer } from './guest-server';
 export type { GuestServer, GuestServerOptions } from './guest-server';
-export { DEFAULT_RECORDING_SETTINGS, recordingArgs, recordingSettings } from './guest-recording';
+export { DEFAULT_RECORDING_SETTINGS } from './guest-recording';
 export type { RecordingSettings } from './guest-recording';
 
 // a one-request client for the endpoint (health checks, scripts)
