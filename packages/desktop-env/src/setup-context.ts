@@ -76,7 +76,7 @@ export interface SetupRunnerSettings {
    * passes; every wait is recorded ({@link SetupRunRecord.windowWaits}).
    */
   readonly windowReadiness?: {
-    /** @default 30000 */
+    /** @default 20000 */
     readonly deadlineMs?: number;
     /** @default 250 */
     readonly intervalMs?: number;

@@ -26,7 +26,7 @@ export interface WindowTarget {
 }
 
 /** Default deadline of a setup step's wait for a window (VS Code's cold start under load ≈ 6 s). */
-export const DEFAULT_WINDOW_DEADLINE_MS = 30_000;
+export const DEFAULT_WINDOW_DEADLINE_MS = 20_000;
 
 /** The window of an `activate_window` step, when `step` is one with a usable `window_name`. */
 export function activationTarget(step: unknown): WindowTarget | undefined {
