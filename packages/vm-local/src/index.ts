@@ -4,11 +4,7 @@
 export { createLocalProvider, LocalProvider } from './local-provider';
 export type { LocalProviderSettings } from './local-provider';
 export type { SudoAttempt, SudoOutcome } from './local-sandbox';
-export {
-  capacityWarning,
-  DESKTOP_MEMORY_BUDGET_MB,
-  localDesktopCapacity,
-} from './local-capacity';
+export { capacityWarning, DESKTOP_MEMORY_BUDGET_MB, localDesktopCapacity } from './local-capacity';
 export type { DesktopCapacity } from './local-capacity';
 export { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
 export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './local-requirements';
