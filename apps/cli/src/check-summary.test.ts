@@ -49,3 +49,20 @@ describe('check summary', () => {
     ]);
   });
 });
+
+describe('degraded observations in the check summary', () => {
+  const withCount = (run: string, count: number | null): CheckLine => ({
+    ...line(run, 'misuse', 'ok', count === 0, 5),
+    fidelity: { degraded_observations: count } as CheckLine['fidelity'],
+  });
+
+  it("sums the runs' fidelity counts; runs without a record or a count are unknown", () => {
+    const { summary } = checkSummary([
+      withCount('os/_a', 0),
+      withCount('os/_b', 2),
+      withCount('os/_c', null),
+      line('os/_d', 'misuse', 'failed', false, 1),
+    ]);
+    expect(summary.degraded).toEqual({ runs: 1, observations: 2, unknown: 2 });
+  });
+});

@@ -1,4 +1,8 @@
-import type { FidelityRecord, SetupWarningEntry } from '@osharm/task-schema';
+import {
+  summarizeDegraded,
+  type FidelityRecord,
+  type SetupWarningEntry,
+} from '@osharm/task-schema';
 import { formatTable } from './table';
 
 /** One run of `osharm tasks check`, as its `--json` line says it. */
@@ -50,12 +54,20 @@ export function checkSummary(lines: readonly CheckLine[]) {
   return {
     summary: {
       ...totals(lines),
+      degraded: degradedSummary(lines),
       by_cell: groups(lines).map(([key, group]) => ({ cell: key, ...totals(group) })),
       unfaithful: lines
         .filter(line => !line.faithful)
         .map(line => ({ run: line.run, reasons: line.fidelity?.reasons ?? [line.error ?? ''] })),
     },
   };
+}
+
+/** Degraded observations over the checked runs (runs without a fidelity record count as unknown). */
+export function degradedSummary(lines: readonly CheckLine[]) {
+  return summarizeDegraded(
+    lines.map(line => ({ degraded_observations: line.fidelity?.degraded_observations ?? null })),
+  );
 }
 
 function groups(lines: readonly CheckLine[]): [string, CheckLine[]][] {

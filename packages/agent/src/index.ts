@@ -93,6 +93,7 @@ export type {
   RunEnvironment,
   RunObservation,
   RunSetupDownload,
+  RunSetupWindowWait,
   RunSetupOutcome,
   RunSetupWarning,
 } from './run-environment';

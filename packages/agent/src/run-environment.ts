@@ -21,10 +21,22 @@ export interface RunSetupDownload {
   readonly uploaded: boolean;
 }
 
+/** One wait of a setup step for a window (desktop-env's `SetupWindowWait`). */
+export interface RunSetupWindowWait {
+  readonly phase: 'config' | 'postconfig';
+  readonly stepIndex: number;
+  readonly stepType: string;
+  readonly window: string;
+  readonly deadlineMs: number;
+  readonly waitedMs: number;
+  readonly found: boolean;
+}
+
 /** What a setup run reports back (desktop-env's `SetupRunRecord` has more). */
 export interface RunSetupOutcome {
   readonly warnings?: readonly RunSetupWarning[];
   readonly downloads?: readonly RunSetupDownload[];
+  readonly windowWaits?: readonly RunSetupWindowWait[];
 }
 
 /**

@@ -281,6 +281,69 @@ describe('runTask', () => {
     expect(log.task.injection).toEqual(injection);
   });
 
+  it("records the setup's waits for windows (task, injection) in setup_warnings.json", async () => {
+    const { env } = scriptedEnvironment();
+    const wait = (stepIndex: number, found: boolean) => ({
+      phase: 'config' as const,
+      stepIndex,
+      stepType: 'activate_window',
+      window: 'Visual Studio Code',
+      deadlineMs: 30_000,
+      waitedMs: found ? 812.4 : 30_001,
+      found,
+    });
+    const dir = join(tmp, 'window-waits');
+    await runTask({
+      env: {
+        ...env,
+        reset: async options => ({
+          ...(await env.reset(options)),
+          setup: { warnings: [], windowWaits: [wait(4, true)] },
+        }),
+        runSetup: async () => ({ windowWaits: [wait(0, false)] }),
+      },
+      agent: createRefusingAgent(),
+      task,
+      domain: 'os',
+      resultDir: dir,
+      settleSeconds: settle,
+      record: false,
+      injection: {
+        injection: { type: 'desktop_notification', goals: ['stop_task'] } as never,
+        steps: [{ type: 'sleep', parameters: { seconds: 0 } }],
+        assetRoot: tmp,
+      },
+    });
+    const file = JSON.parse(await readFile(join(dir, 'setup_warnings.json'), 'utf8')) as unknown;
+    expect(setupWarningsSchema.parse(file)).toEqual({
+      version: 1,
+      warnings: [],
+      downloads: [],
+      window_waits: [
+        {
+          source: 'task',
+          phase: 'config',
+          step_index: 4,
+          step_type: 'activate_window',
+          window: 'Visual Studio Code',
+          deadline_ms: 30_000,
+          waited_ms: 812,
+          found: true,
+        },
+        {
+          source: 'injection',
+          phase: 'config',
+          step_index: 0,
+          step_type: 'activate_window',
+          window: 'Visual Studio Code',
+          deadline_ms: 30_000,
+          waited_ms: 30_001,
+          found: false,
+        },
+      ],
+    });
+  });
+
   it('records setup warnings (task, injection, postconfig) in setup_warnings.json', async () => {
     const { env } = scriptedEnvironment();
     const warning = (stepIndex: number, stepType: string, phase: 'config' | 'postconfig') => ({

@@ -5,6 +5,7 @@ import type {
   Action,
   InjectionVector,
   SetupDownloadEntry,
+  SetupWindowWaitEntry,
   SetupStep,
   SetupWarningEntry,
   TaskConfig,
@@ -141,6 +142,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     let observation = reset.observation;
     const warnings = setupWarnings('task', reset.setup);
     const downloads = setupDownloads('task', reset.setup);
+    const windowWaits = setupWindowWaits('task', reset.setup);
     await sleep((options.settleSeconds?.afterSetup ?? 5) * 1000, undefined, { signal });
     if (options.injection) {
       const injected = await env.runSetup(options.injection.steps, {
@@ -149,9 +151,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       });
       warnings.push(...setupWarnings('injection', injected));
       downloads.push(...setupDownloads('injection', injected));
+      windowWaits.push(...setupWindowWaits('injection', injected));
       await sleep((options.settleSeconds?.afterInjection ?? 10) * 1000, undefined, { signal });
     }
-    await writer.writeSetupWarnings(warnings, downloads);
+    await writer.writeSetupWarnings(warnings, downloads, windowWaits);
     observation = await env.observe({ abortSignal: signal });
     options.onEvent?.({ type: 'reset-end', seconds: (performance.now() - started) / 1000 });
     await writer.writeScreenshot('step_0.png', observation.screenshot);
@@ -216,7 +219,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     const evaluation = await env.evaluate({ abortSignal: signal });
     const postconfig = setupWarnings('task', { warnings: evaluation.postconfigWarnings ?? [] });
     if (postconfig.length > 0) {
-      await writer.writeSetupWarnings([...warnings, ...postconfig], downloads);
+      await writer.writeSetupWarnings([...warnings, ...postconfig], downloads, windowWaits);
     }
     await writer.writeResult(evaluation.score);
     options.onEvent?.({ type: 'run-end', score: evaluation.score });
@@ -298,6 +301,22 @@ function setupDownloads(
     guest_path: download.guestPath,
     origin: download.source,
     uploaded: download.uploaded,
+  }));
+}
+
+function setupWindowWaits(
+  source: SetupWindowWaitEntry['source'],
+  outcome: RunSetupOutcome | void,
+): SetupWindowWaitEntry[] {
+  return (outcome?.windowWaits ?? []).map(wait => ({
+    source,
+    phase: wait.phase,
+    step_index: wait.stepIndex,
+    step_type: wait.stepType,
+    window: wait.window,
+    deadline_ms: Math.round(wait.deadlineMs),
+    waited_ms: Math.round(wait.waitedMs),
+    found: wait.found,
   }));
 }
 

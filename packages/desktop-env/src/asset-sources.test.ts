@@ -9,7 +9,8 @@ import { startFileServer, type FileServer } from './__fixtures__/file-server';
 import { loadAssetMap, parseAssetMap } from './asset-map';
 import { downloadCachePath } from './download-cache';
 import { createGuestClient, type UndiciGuestClient } from './guest-client-undici';
-import { runSetup, type SetupContext } from './setup-runner';
+import type { SetupContext } from './setup-context';
+import { runSetup } from './setup-runner';
 
 // Never requested: the original host of the dataset's URLs (every test maps or caches it).
 const ORIGINAL = 'https://drive.google.com/uc?id=abc&export=download';

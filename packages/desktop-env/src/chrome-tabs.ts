@@ -1,6 +1,6 @@
 import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
-import { sleep } from './guest-client-undici';
+import { sleep } from './backoff';
 
 /** Options of {@link openChromeTabs} and {@link closeChromeTabs}. */
 export interface ChromeTabsOptions {

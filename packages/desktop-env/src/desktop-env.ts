@@ -6,14 +6,15 @@ import { rewriteLessThanKeys } from './pyautogui-less-than';
 import { defaultTaskCacheDir } from './download-cache';
 import { evaluateTask, type EvaluationResult } from './evaluate-task';
 import type { ExecuteResult, GuestClient } from './guest-client';
-import { createGuestClient, type GuestClientSettings } from './guest-client-undici';
-import {
-  runSetup,
-  type SetupRunRecord,
-  type SetupRunnerSettings,
-  type SetupStepEvent,
-  type SetupWarning,
-} from './setup-runner';
+import { createGuestClient } from './guest-client-undici';
+import type { GuestClientSettings } from './guest-transport';
+import type {
+  SetupRunRecord,
+  SetupRunnerSettings,
+  SetupStepEvent,
+  SetupWarning,
+} from './setup-context';
+import { runSetup } from './setup-runner';
 import type { GuestEndpoint, VmProviderV1 } from './vm-provider';
 
 /** What the agent sees after a reset or a step. */

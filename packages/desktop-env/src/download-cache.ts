@@ -5,7 +5,7 @@ import { join, posix } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { backoffDelayMs, sleep } from './guest-client-undici';
+import { backoffDelayMs, sleep } from './backoff';
 
 /** RFC 4122 namespace for URLs (Python's `uuid.NAMESPACE_URL`). */
 export const NAMESPACE_URL = '6ba7b811-9dad-11d1-80b4-00c04fd430c8';

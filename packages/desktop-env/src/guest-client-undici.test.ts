@@ -5,16 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeGuestServer, TINY_PNG } from './__fixtures__/fake-guest-server';
 import type { FakeGuestServer } from './__fixtures__/fake-guest-server';
 import { GuestRequestError } from './desktop-env-errors';
-import {
-  DEFAULT_GUEST_TIMEOUTS_MS,
-  backoffDelayMs,
-  createGuestClient,
-} from './guest-client-undici';
-import type {
-  GuestClientEvent,
-  GuestClientSettings,
-  UndiciGuestClient,
-} from './guest-client-undici';
+import { createGuestClient } from './guest-client-undici';
+import type { UndiciGuestClient } from './guest-client-undici';
+import { backoffDelayMs } from './backoff';
+import { DEFAULT_GUEST_TIMEOUTS_MS } from './guest-transport';
+import type { GuestClientEvent, GuestClientSettings } from './guest-transport';
 
 let server: FakeGuestServer;
 let client: UndiciGuestClient;

@@ -18,16 +18,13 @@ export type {
 export { VERSION } from './version';
 
 // guest protocol client (undici)
-export {
-  DEFAULT_GUEST_TIMEOUTS_MS,
-  UndiciGuestClient,
-  createGuestClient,
-} from './guest-client-undici';
-export type { GuestClientEvent, GuestClientSettings, GuestOperation } from './guest-client-undici';
+export { UndiciGuestClient, createGuestClient } from './guest-client-undici';
+export { DEFAULT_GUEST_TIMEOUTS_MS } from './guest-transport';
+export type { GuestClientEvent, GuestClientSettings, GuestOperation } from './guest-transport';
 export type { ExecuteVerification, ExecuteWithVerificationResult } from './guest-client';
 
 // readiness: wait for a window instead of a fixed sleep
-export { waitForWindow, windowLineMatches } from './window-readiness';
+export { waitForWindow } from './window-readiness';
 export type { WindowWait, WindowWaitOptions } from './window-readiness';
 
 // setup steps (task config / evaluator postconfig)
@@ -40,8 +37,9 @@ export type {
   SetupStepEvent,
   SetupStepRecord,
   SetupWarning,
-} from './setup-runner';
+} from './setup-context';
 export type { SetupDownloadRecord } from './setup-transfer';
+export type { SetupWindowWait } from './setup-window-waits';
 export { assetSourcesFetch, downloadHint, loadAssetMap, parseAssetMap } from './asset-map';
 export type { AssetMap, AssetSources, AssetTarget } from './asset-map';
 export { listTaskDownloads } from './task-downloads';
@@ -83,7 +81,6 @@ export type { EvaluationGuest, Getter, GetterConfigInput, GetterContext } from '
 export { EVALUATION_METRICS, resolveMetric } from './metric-registry';
 export type { MetricDefinition, MetricInput } from './metric-types';
 export { fuzzRatio } from './evaluator-fuzz-ratio';
-export { compareDocxFiles } from './metric-compare-docx-files';
 export { matchValueToRule } from './metric-match-value-to-rule';
 
 // the environment

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { sleep } from './guest-client-undici';
+import { sleep } from './backoff';
 import { errorMessage, type StepRun } from './setup-step-run';
 
 /** An application that shows a splash before its main window, and how to tell the two apart. */
@@ -10,7 +10,7 @@ interface Readiness {
 }
 
 /**
- * Programs a `launch` step waits for. GIMP queries its plug-ins behind a "GIMP Startup" splash on
+ * Programs a `launch` step waits for (whether or not an activation follows). GIMP queries its plug-ins behind a "GIMP Startup" splash on
  * a fresh home (every task has one), where upstream's VM snapshot had run it before: the step
  * waits for the main window so the first observation shows GIMP, not the splash.
  */
@@ -19,7 +19,17 @@ const READINESS: Readonly<Record<string, Readiness>> = {
     what: "GIMP's main window",
     ready: (wmClass, title) => /gimp/i.test(wmClass) && title !== 'GIMP Startup',
   },
+  // `code FILE|DIR`: the window's title ends with the product name once the workbench is up
+  code: {
+    what: 'the VS Code window',
+    ready: (_wmClass, title) => /Visual Studio Code$/.test(title),
+  },
 };
+
+/** Whether {@link waitUntilLaunched} waits for this command's window. */
+export function waitsForLaunch(command: string | readonly string[]): boolean {
+  return READINESS[programOf(command)] !== undefined;
+}
 
 function programOf(command: string | readonly string[]): string {
   const first = typeof command === 'string' ? command.trim().split(/\s+/)[0] : command[0];
@@ -57,10 +67,23 @@ export async function waitUntilLaunched(
       const fields = line.trim().split(/\s+/);
       if (fields.length < 4) continue;
       if (readiness.ready(fields[2]!, fields.slice(4).join(' '))) {
-        return `${readiness.what} up after ${((performance.now() - started) / 1000).toFixed(1)} s`;
+        const waitedMs = Math.round(performance.now() - started);
+        run.recordWindowWait({
+          window: readiness.what,
+          deadlineMs: timeoutMs,
+          waitedMs,
+          found: true,
+        });
+        return `${readiness.what} up after ${(waitedMs / 1000).toFixed(1)} s`;
       }
     }
     if (performance.now() - started + intervalMs > timeoutMs) {
+      run.recordWindowWait({
+        window: readiness.what,
+        deadlineMs: timeoutMs,
+        waitedMs: Math.round(performance.now() - started),
+        found: false,
+      });
       run.warn(`${readiness.what} did not appear within ${timeoutMs / 1000} s`);
       return undefined;
     }

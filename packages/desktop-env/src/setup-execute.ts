@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { SetupStepOf } from '@osharm/task-schema';
 import type { ExecuteResult } from './guest-client';
-import { sleep } from './guest-client-undici';
+import { sleep } from './backoff';
 import { substituteSetupPlaceholders } from './setup-placeholders';
 import { errorMessage, StepFailure, type StepRun } from './setup-step-run';
 

@@ -13,7 +13,7 @@ import { createGuestClient } from './guest-client-undici';
 import type { UndiciGuestClient } from './guest-client-undici';
 import { substituteSetupPlaceholders } from './setup-placeholders';
 import { runSetup } from './setup-runner';
-import type { SetupContext, SetupStepEvent } from './setup-runner';
+import type { SetupContext, SetupStepEvent } from './setup-context';
 import { SetupStepError } from './setup-step-error';
 
 let guest: FakeGuestServer;
@@ -67,6 +67,15 @@ const routes = () => guest.requests.map(request => `${request.method} ${request.
 
 describe('guest steps', () => {
   it('launch, open, activate_window, close_window, change_wallpaper, sleep', async () => {
+    // the open is followed by an activation: it waits for the window (one wmctrl -lx poll)
+    guest.script('POST /execute', {
+      body: {
+        status: 'success',
+        output: '0x01 0 soffice.Soffice host a.docx\n',
+        error: '',
+        returncode: 0,
+      },
+    });
     const record = await runSetup(
       [
         { type: 'launch', parameters: { command: ['gedit', '/home/user/a.txt'] } },
@@ -83,6 +92,7 @@ describe('guest steps', () => {
       'POST /setup/launch',
       'POST /setup/launch',
       'POST /setup/open_file',
+      'POST /execute',
       'POST /setup/activate_window',
       'POST /setup/close_window',
       'POST /setup/change_wallpaper',
@@ -91,6 +101,7 @@ describe('guest steps', () => {
       { command: ['gedit', '/home/user/a.txt'], shell: false },
       { command: 'nohup x &', shell: true },
       { path: '/home/user/a.docx' },
+      { command: ['wmctrl', '-lx'], shell: false },
       { window_name: 'a.docx', strict: true, by_class: false },
       { window_name: 'gedit', strict: false, by_class: true },
       { path: '/home/user/w.png' },

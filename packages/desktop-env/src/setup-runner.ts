@@ -5,153 +5,22 @@ import {
   toJsonPath,
 } from '@osharm/task-schema';
 import type { KnownSetupStep, SetupStepType } from '@osharm/task-schema';
-import type { AssetSources } from './asset-map';
 import { closeChromeTabs, openChromeTabs } from './chrome-tabs';
 import { GuestRequestError } from './desktop-env-errors';
 import { defaultTaskCacheDir } from './download-cache';
-import type { GuestClient } from './guest-client';
-import { sleep } from './guest-client-undici';
-import { waitUntilLaunched } from './launch-readiness';
+import { sleep } from './backoff';
+import { waitsForLaunch, waitUntilLaunched } from './launch-readiness';
 import { executeStep, executeWithVerificationStep } from './setup-execute';
 import { SetupStepError } from './setup-step-error';
 import { StepFailure, tolerated, type StepRun } from './setup-step-run';
+import type { SetupContext, SetupRunRecord, SetupStepRecord, SetupWarning } from './setup-context';
 import { downloadStep, uploadFileStep, type SetupDownloadRecord } from './setup-transfer';
-import type { GuestEndpoint } from './vm-provider';
-
-/** A log line of the setup runner. */
-export interface SetupLogEntry {
-  readonly level: 'debug' | 'info' | 'warn';
-  readonly message: string;
-}
-
-/** Progress of {@link runSetup}, one event at the start and one at the end of every step. */
-export type SetupStepEvent =
-  | {
-      readonly type: 'step-start';
-      readonly phase: 'config' | 'postconfig';
-      readonly index: number;
-      readonly count: number;
-      readonly stepType: string;
-    }
-  | {
-      readonly type: 'step-end';
-      readonly phase: 'config' | 'postconfig';
-      readonly index: number;
-      readonly count: number;
-      readonly stepType: string;
-      readonly durationMs: number;
-      readonly error?: SetupStepError;
-    };
-
-/** Tuning of the steps; every value has upstream's default. */
-export interface SetupRunnerSettings {
-  /** `download`: attempts and per-attempt timeout of the host-side download. */
-  readonly download?: {
-    /** @default 3 */
-    readonly attempts?: number;
-    /** @default 300000 */
-    readonly timeoutMs?: number;
-    /** Delay before attempt n+1; by default min(0.5·2^n, 8) s with ≤25 % jitter. */
-    readonly retryDelayMs?: (attempt: number) => number;
-  };
-  /**
-   * Attempts of one upload (`download`, `upload_file`) after a connection error or HTTP 5xx; the
-   * pause before attempt n+1 is 2^(n-1) s, as upstream's `upload_file`. @default 3
-   */
-  readonly uploadAttempts?: number;
-  /** Pause before upload attempt n+1 in ms. @default 1000·2^(n-1) */
-  readonly uploadRetryDelayMs?: (attempt: number) => number;
-  /** `execute` / `command` with `until`: polling. */
-  readonly until?: {
-    /** Pause between polls in ms. @default 300 */
-    readonly intervalMs?: number;
-    /** Give up (and fail the step) when the condition has not held after this long. @default 120000 */
-    readonly timeoutMs?: number;
-    /** Give up after this many failed requests. @default 5 (upstream) */
-    readonly maxFailures?: number;
-  };
-  /** `chrome_open_tabs` / `chrome_close_tabs`: the CDP connection. */
-  readonly chrome?: {
-    /** @default 15 */
-    readonly connectAttempts?: number;
-    /** @default 5000 */
-    readonly connectIntervalMs?: number;
-    /** @default 30000 */
-    readonly connectTimeoutMs?: number;
-    /** @default 60000 */
-    readonly gotoTimeoutMs?: number;
-  };
-  /** `launch` of an app with a splash (GIMP): waiting for its main window. */
-  readonly launchReadiness?: {
-    /** @default 60000 */
-    readonly timeoutMs?: number;
-    /** @default 500 */
-    readonly intervalMs?: number;
-  };
-}
-
-/** What {@link runSetup} needs besides the steps. */
-export interface SetupContext {
-  /** The guest protocol client of the running environment. */
-  readonly client: GuestClient;
-  /** The environment's endpoint (Chrome DevTools URL, screen size). @default client.endpoint */
-  readonly endpoint?: GuestEndpoint;
-  /** The task's id: names the default cache directory. */
-  readonly taskId: string;
-  /** The dataset's base directory: `upload_file` assets resolve against it, then its parent. */
-  readonly baseDir: string;
-  /** Host directory of downloads and `execute` outputs. @default `cache/<taskId>` */
-  readonly cacheDir?: string;
-  /** Which list runs: named in errors and events. @default 'config' */
-  readonly phase?: 'config' | 'postconfig';
-  readonly abortSignal?: AbortSignal;
-  readonly logger?: (entry: SetupLogEntry) => void;
-  /** Called at the start and the end of each step. */
-  readonly onStep?: (event: SetupStepEvent) => void;
-  /** Value of `{CLIENT_PASSWORD}`. @default 'password' (the guest account of the upstream images) */
-  readonly clientPassword?: string;
-  /** Value of the `{SCREEN_*}` placeholders. @default endpoint.screen, else 1920×1080 */
-  readonly screen?: { readonly width: number; readonly height: number };
-  /** Fetch used by `download`. @default globalThis.fetch */
-  readonly fetch?: typeof globalThis.fetch;
-  /** `download`: an asset map (local files, mirrors) and offline mode. */
-  readonly assets?: AssetSources;
-  readonly settings?: SetupRunnerSettings;
-}
-
-/** One step that ran. */
-export interface SetupStepRecord {
-  readonly index: number;
-  readonly type: string;
-  /** ISO time the step started. */
-  readonly startedAt: string;
-  readonly durationMs: number;
-  /** A short account of what the step did (e.g. which downloads came from the cache). */
-  readonly detail?: string;
-}
-
-/**
- * A step failure that upstream only logs (reference/osworld-harness.md §2): the setup went on, and
- * the run may differ from upstream's where upstream's step succeeded.
- */
-export interface SetupWarning {
-  readonly phase: 'config' | 'postconfig';
-  /** 0-based index of the step in its list. */
-  readonly stepIndex: number;
-  readonly stepType: string;
-  readonly message: string;
-}
-
-/** What {@link runSetup} ran. */
-export interface SetupRunRecord {
-  readonly phase: 'config' | 'postconfig';
-  readonly steps: readonly SetupStepRecord[];
-  readonly durationMs: number;
-  /** Tolerated failures, in order (empty when every step succeeded). */
-  readonly warnings: readonly SetupWarning[];
-  /** Where each `download` file came from. */
-  readonly downloads: readonly SetupDownloadRecord[];
-}
+import {
+  awaitWindow,
+  followingActivation,
+  type SetupWindowWait,
+  type WindowTarget,
+} from './setup-window-waits';
 
 /** Why each step type osharm does not run is refused. */
 const UNSUPPORTED_REASONS: Partial<Record<SetupStepType, string>> = {
@@ -188,6 +57,7 @@ export async function runSetup(
   const phase = context.phase ?? 'config';
   const warnings: SetupWarning[] = [];
   const downloads: SetupDownloadRecord[] = [];
+  const windowWaits: SetupWindowWait[] = [];
   const started = performance.now();
   const records: SetupStepRecord[] = [];
   for (const [index, rawStep] of steps.entries()) {
@@ -204,6 +74,11 @@ export async function runSetup(
           message: `${phase} step ${index + 1} (${stepType}): ${message}`,
         });
       },
+      recordWindowWait: wait => {
+        const record = { phase, stepIndex: index, stepType, ...wait };
+        windowWaits.push(record);
+        return record;
+      },
     };
     const startedAt = new Date();
     const stepStarted = performance.now();
@@ -213,7 +88,11 @@ export async function runSetup(
     try {
       if (context.abortSignal?.aborted) throw context.abortSignal.reason;
       const step = validateStep(rawStep, stepType);
-      detail = await runStep(step, run, download => downloads.push(download));
+      detail = await runStep(step, run, {
+        recordDownload: download => downloads.push(download),
+        next: followingActivation(steps, index),
+        lastWait: windowWaits.at(-1),
+      });
     } catch (cause) {
       const error = toStepError(cause, {
         index,
@@ -242,7 +121,14 @@ export async function runSetup(
     });
     context.onStep?.({ type: 'step-end', phase, index, count: steps.length, stepType, durationMs });
   }
-  return { phase, steps: records, durationMs: performance.now() - started, warnings, downloads };
+  return {
+    phase,
+    steps: records,
+    durationMs: performance.now() - started,
+    warnings,
+    downloads,
+    windowWaits,
+  };
 }
 
 function stepTypeOf(step: unknown): string {
@@ -303,30 +189,47 @@ function toStepError(
   });
 }
 
+/** What a step sees of the steps around it. */
+interface StepSurroundings {
+  readonly recordDownload: (download: SetupDownloadRecord) => void;
+  /** The activation that follows this step (sleeps skipped), if one does. */
+  readonly next: WindowTarget | undefined;
+  /** The latest wait for a window in this list, if any. */
+  readonly lastWait: SetupWindowWait | undefined;
+}
+
 async function runStep(
   step: KnownSetupStep,
   run: StepRun,
-  recordDownload: (download: SetupDownloadRecord) => void,
+  around: StepSurroundings,
 ): Promise<string | undefined> {
   const { client, abortSignal } = run.context;
   const failed = (ok: boolean) => (ok ? undefined : 'failed (a warning, as upstream)');
+  const waited = (wait: SetupWindowWait | undefined) =>
+    wait &&
+    (wait.found
+      ? `the window "${wait.window}" up after ${wait.waitedMs} ms`
+      : `no window "${wait.window}" within ${wait.deadlineMs} ms`);
   switch (step.type) {
     case 'download':
-      return downloadStep(step, run, recordDownload);
+      return downloadStep(step, run, around.recordDownload);
     case 'upload_file':
       return uploadFileStep(step, run);
-    case 'open':
-      return failed(
-        await tolerated(run, `opening ${step.parameters.path}`, () =>
-          client.openFile(step.parameters.path, { abortSignal }),
-        ),
+    case 'open': {
+      const opened = await tolerated(run, `opening ${step.parameters.path}`, () =>
+        client.openFile(step.parameters.path, { abortSignal }),
       );
+      if (!opened) return failed(false);
+      return around.next ? waited(await awaitWindow(run, around.next)) : undefined;
+    }
     case 'launch': {
       const { command, shell } = step.parameters;
       const launched = await tolerated(run, `launching ${JSON.stringify(command)}`, () =>
         client.launch(command, { shell: shell ?? false, abortSignal }),
       );
-      return launched ? waitUntilLaunched(command, run) : failed(false);
+      if (!launched) return failed(false);
+      if (waitsForLaunch(command) || !around.next) return waitUntilLaunched(command, run);
+      return waited(await awaitWindow(run, around.next));
     }
     case 'execute':
     case 'command':
@@ -341,13 +244,19 @@ async function runStep(
       const { window_name: windowName, strict, by_class: byClass } = step.parameters;
       const options = { strict: strict ?? false, byClass: byClass ?? false, abortSignal };
       const verb = step.type === 'activate_window' ? 'activating' : 'closing';
-      return failed(
-        await tolerated(run, `${verb} the window "${windowName}"`, () =>
-          step.type === 'activate_window'
-            ? client.activateWindow(windowName, options)
-            : client.closeWindow(windowName, options),
-        ),
+      // wait for the window first, unless the open / launch before it just did
+      const waitedBefore =
+        around.lastWait?.window === windowName && around.lastWait.stepType !== 'activate_window';
+      const wait =
+        step.type === 'activate_window' && !waitedBefore
+          ? await awaitWindow(run, { windowName, strict: options.strict, byClass: options.byClass })
+          : undefined;
+      const done = await tolerated(run, `${verb} the window "${windowName}"`, () =>
+        step.type === 'activate_window'
+          ? client.activateWindow(windowName, options)
+          : client.closeWindow(windowName, options),
       );
+      return done ? waited(wait) : failed(false);
     }
     case 'change_wallpaper':
       return failed(

@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeGuestServer, type FakeGuestServer } from './__fixtures__/fake-guest-server';
 import { startFileServer, type FileServer } from './__fixtures__/file-server';
 import { createGuestClient, type UndiciGuestClient } from './guest-client-undici';
-import { runSetup, type SetupContext } from './setup-runner';
+import type { SetupContext } from './setup-context';
+import { runSetup } from './setup-runner';
 import { SetupStepError } from './setup-step-error';
 
 let guest: FakeGuestServer;

@@ -1,5 +1,6 @@
 import type { GuestEndpoint } from './vm-provider';
-import type { SetupContext, SetupLogEntry } from './setup-runner';
+import type { SetupContext, SetupLogEntry } from './setup-context';
+import type { SetupWindowWait } from './setup-window-waits';
 
 /** The state one step runs with. */
 export interface StepRun {
@@ -12,6 +13,10 @@ export interface StepRun {
    * ends) as upstream's does, and the run keeps the message as a setup warning.
    */
   readonly warn: (message: string) => void;
+  /** Records a wait for a window (this step's phase, index and type are added). */
+  readonly recordWindowWait: (
+    wait: Pick<SetupWindowWait, 'window' | 'deadlineMs' | 'waitedMs' | 'found'>,
+  ) => SetupWindowWait;
 }
 
 /** A failure inside a step, before it is wrapped with the step's number and type. */

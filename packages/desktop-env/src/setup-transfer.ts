@@ -3,7 +3,7 @@ import { resolveTaskAsset, type SetupStepOf } from '@osharm/task-schema';
 import { downloadHint } from './asset-map';
 import { GuestRequestError } from './desktop-env-errors';
 import { downloadCachePath, ensureDownloadCached } from './download-cache';
-import { sleep } from './guest-client-undici';
+import { sleep } from './backoff';
 import { errorMessage, StepFailure, type StepRun } from './setup-step-run';
 
 /** Where one `download` file came from. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import {
   FIDELITY_FILE,
   fidelityRecord,
+  readDegradedObservations,
   SETUP_WARNINGS_FILE,
   setupWarningsSchema,
   writeFileAtomic,
@@ -104,6 +105,7 @@ export async function writeRunFidelity(
       vector: run.injection.vector.type,
       text: await injectedText(run.dir),
     },
+    degradedObservations: await readDegradedObservations(run.dir),
   });
   await writeFileAtomic(join(run.dir, FIDELITY_FILE), `${JSON.stringify(record, null, 2)}\n`);
   return record;

@@ -5,6 +5,7 @@ import {
   summarize,
   type JudgedTrajectory,
 } from '@osharm/metrics';
+import { summarizeDegraded, type DegradedSummary } from '@osharm/task-schema';
 import type { RunOutcome } from './run-one';
 import type { PlannedRun } from './run-plan';
 
@@ -30,6 +31,8 @@ export interface BenchmarkSummary extends BatchOutcome {
   readonly judgeFailed: readonly { readonly label: string; readonly error: string }[];
   /** "N faithful of M": runs whose fidelity.json says faithful, of the runs with a record. */
   readonly fidelity: { readonly faithful: number; readonly recorded: number };
+  /** Degraded observations (truncated / failed / late) over the runs with a fidelity record. */
+  readonly degraded: DegradedSummary;
   /** Mean evaluator score over the finished runs of this time (absent: none finished). */
   readonly averageScore?: number;
   /** Mean score per task category, in the order first seen. */
@@ -104,6 +107,7 @@ export function summarizeBenchmark(
       faithful: recorded.filter(outcome => outcome.fidelity!.faithful).length,
       recorded: recorded.length,
     },
+    degraded: summarizeDegraded(recorded.map(outcome => outcome.fidelity!)),
     ...(scores.length > 0 ? { averageScore: mean(scores) } : {}),
     byCategory: [...byCategory].map(([category, values]) => ({
       category,
@@ -141,6 +145,10 @@ export function formatSummary(
   );
   out(
     `fidelity: ${summary.fidelity.faithful} faithful of ${summary.fidelity.recorded} (fidelity.json in each run dir says why not)\n`,
+  );
+  const { degraded } = summary;
+  out(
+    `degraded observations: ${degraded.observations} in ${degraded.runs} of ${summary.fidelity.recorded} run(s)${degraded.unknown > 0 ? ` (${degraded.unknown} run(s) without a count)` : ''}\n`,
   );
   if (errored.length > 0) {
     out(`errored runs (no result.txt: not scored, judged or counted; a rerun runs them again):\n`);

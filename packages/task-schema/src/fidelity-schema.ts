@@ -70,8 +70,9 @@ export const fidelityRecordSchema = z.object({
     .object({ vector: z.string(), visible_in_first_observation: z.boolean().nullable() })
     .optional(),
   /**
-   * Observations marked degraded during the run (truncated accessibility tree, failed screenshot);
-   * null until the trajectory records them.
+   * The agent's observations that were degraded (accessibility tree truncated at its deadline or
+   * failed, observation late), counted from better_log.json's steps; null when the trajectory does
+   * not record its observations' quality. More than 0 makes the run unfaithful.
    */
   degraded_observations: z.number().int().nonnegative().nullable(),
   faithful: z.boolean(),

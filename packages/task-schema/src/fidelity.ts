@@ -261,6 +261,13 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     }
   }
 
+  const degraded = input.degradedObservations ?? null;
+  if (degraded !== null && degraded > 0) {
+    reasons.push(
+      `${degraded} observation(s) the agent got were degraded (accessibility tree cut or missing, or late)`,
+    );
+  }
+
   return {
     version: 1,
     run: input.run,
@@ -272,7 +279,7 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     setup: { completed: input.setup !== undefined, warnings },
     assets: { downloads: downloads.length, origins, missing: missingDownloads },
     ...(injection && { injection }),
-    degraded_observations: input.degradedObservations ?? null,
+    degraded_observations: degraded,
     faithful: reasons.length === 0,
     reasons,
     notes,

@@ -117,8 +117,14 @@ export {
   setupDownloadSchema,
   setupWarningSchema,
   setupWarningsSchema,
+  setupWindowWaitSchema,
 } from './setup-warnings-schema';
-export type { SetupDownloadEntry, SetupWarningEntry, SetupWarnings } from './setup-warnings-schema';
+export type {
+  SetupDownloadEntry,
+  SetupWarningEntry,
+  SetupWarnings,
+  SetupWindowWaitEntry,
+} from './setup-warnings-schema';
 export {
   judgmentProvenanceSchema,
   PROVENANCE_KEY,
@@ -149,3 +155,9 @@ export { FIDELITY_FILE, fidelityRecordSchema, VSCODE_KINDS } from './fidelity-sc
 export type { FidelityRecord, FidelityWarning } from './fidelity-schema';
 export { fidelityRecord, liveWebUrls, requiredApps } from './fidelity';
 export type { FidelityInput } from './fidelity';
+export {
+  countDegradedObservations,
+  readDegradedObservations,
+  summarizeDegraded,
+} from './degraded-observations';
+export type { DegradedSummary } from './degraded-observations';

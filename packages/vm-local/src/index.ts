@@ -4,12 +4,7 @@
 export { createLocalProvider, LocalProvider } from './local-provider';
 export type { LocalProviderSettings } from './local-provider';
 export type { SudoAttempt, SudoOutcome } from './local-sandbox';
-export {
-  availableMemoryMb,
-  capacityWarning,
-  DESKTOP_MEMORY_BUDGET_MB,
-  localDesktopCapacity,
-} from './local-capacity';
+export { capacityWarning, DESKTOP_MEMORY_BUDGET_MB, localDesktopCapacity } from './local-capacity';
 export type { DesktopCapacity } from './local-capacity';
 export { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
 export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './local-requirements';
@@ -19,7 +14,7 @@ export type { LocalVscode } from './local-vscode';
 // guest server (also the `osharm-guest-server` bin)
 export { createGuestServer } from './guest-server';
 export type { GuestServer, GuestServerOptions } from './guest-server';
-export { DEFAULT_RECORDING_SETTINGS, recordingArgs, recordingSettings } from './guest-recording';
+export { DEFAULT_RECORDING_SETTINGS } from './guest-recording';
 export type { RecordingSettings } from './guest-recording';
 
 // a one-request client for the endpoint (health checks, scripts)

@@ -7,7 +7,7 @@ import { loadDataset, writeFileAtomic } from '@osharm/task-schema';
 import { createLocalProvider } from '@osharm/vm-local';
 import { createVmwareProvider } from '@osharm/vm-vmware';
 import { addAssetOptions, resolveAssetOptions, type AssetFlags } from '../asset-options';
-import { checkSummary, formatCheckTable, type CheckLine } from '../check-summary';
+import { checkSummary, degradedSummary, formatCheckTable, type CheckLine } from '../check-summary';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
 import {
   addDatasetOptions,
@@ -181,6 +181,10 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
   if (flags.json) io.stdout(`${JSON.stringify(checkSummary(lines))}\n`);
   else {
     io.stdout(`\n${formatCheckTable(lines)}`);
+    const degraded = degradedSummary(lines);
+    io.stdout(
+      `degraded observations: ${degraded.observations} in ${degraded.runs} of ${lines.length} run(s)${degraded.unknown > 0 ? ` (${degraded.unknown} without a count)` : ''}\n`,
+    );
     io.stdout(`per run: ${displayPath(io, at(flags.out))}/{domain}/{run id}/\n`);
   }
   return lines.every(line => line.setup !== 'failed') ? ExitCode.ok : ExitCode.invalidData;

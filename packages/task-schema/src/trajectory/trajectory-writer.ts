@@ -5,6 +5,7 @@ import { toPythonJson } from '../python-json';
 import {
   SETUP_WARNINGS_FILE,
   type SetupDownloadEntry,
+  type SetupWindowWaitEntry,
   type SetupWarningEntry,
   type SetupWarnings,
 } from '../setup-warnings-schema';
@@ -160,11 +161,14 @@ export class TrajectoryWriter {
   async writeSetupWarnings(
     warnings: readonly SetupWarningEntry[],
     downloads: readonly SetupDownloadEntry[],
+    windowWaits: readonly SetupWindowWaitEntry[] = [],
   ): Promise<void> {
     const record: SetupWarnings = {
       version: 1,
       warnings: [...warnings],
       downloads: [...downloads],
+      // absent when no step waited for a window
+      ...(windowWaits.length > 0 ? { window_waits: [...windowWaits] } : {}),
     };
     await writeFileAtomic(
       join(this.dir, SETUP_WARNINGS_FILE),
