@@ -147,9 +147,10 @@ export function formatSummary(
     `fidelity: ${summary.fidelity.faithful} faithful of ${summary.fidelity.recorded} (fidelity.json in each run dir says why not)\n`,
   );
   const { degraded } = summary;
-  out(
-    `degraded observations: ${degraded.observations} in ${degraded.runs} of ${summary.fidelity.recorded} run(s)${degraded.unknown > 0 ? ` (${degraded.unknown} run(s) without a count)` : ''}\n`,
-  );
+  if (summary.fidelity.recorded > 0)
+    out(
+      `degraded observations: ${degraded.observations} in ${degraded.runs} of ${summary.fidelity.recorded} run(s)${degraded.unknown > 0 ? ` (${degraded.unknown} run(s) without a count)` : ''}\n`,
+    );
   if (errored.length > 0) {
     out(`errored runs (no result.txt: not scored, judged or counted; a rerun runs them again):\n`);
     for (const run of errored.slice(0, LISTED_ERRORS)) out(`  ${run.label}: ${run.error}\n`);
