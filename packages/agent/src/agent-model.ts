@@ -1,3 +1,5 @@
+import type { TokenUsage } from '@osharm/models';
+
 /** A text part of a message. */
 export interface AgentTextPart {
   readonly type: 'text';
@@ -23,11 +25,8 @@ export interface AgentMessage {
   readonly content: readonly AgentContentPart[];
 }
 
-/** Tokens one call used, as the vendor reports them. */
-export interface AgentTokenUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-}
+/** Tokens one call used, as the vendor reports them (the one `TokenUsage` of @osharm/models). */
+export type AgentTokenUsage = TokenUsage;
 
 /** Options of one model call. */
 export interface AgentModelCallOptions {
@@ -72,7 +71,7 @@ export interface AgentModelV1 {
   readonly modelId: string;
   /**
    * Calls the model once. HTTP retries (408, 409, 429, 5xx, timeouts) are the SDK's.
-   * @throws the SDK's `APIError` subclasses after its retries; `AgentSettingError` without an API key.
+   * @throws `ModelError` (from @osharm/models) after the SDK's retries; `AgentSettingError` without an API key.
    */
   generate(options: AgentModelCallOptions): PromiseLike<AgentModelResult>;
 }

@@ -59,17 +59,12 @@ export {
 // models
 export { createAgentModel } from './create-agent-model';
 export type { AgentModelRouting } from './create-agent-model';
-export {
-  createOpenAIAgentModel,
-  isOpenAIReasoningModel,
-  OpenAIAgentModel,
-} from './openai-agent-model';
+export { createOpenAIAgentModel, OpenAIAgentModel } from './openai-agent-model';
 export type { OpenAIAgentModelSettings } from './openai-agent-model';
-export {
-  AnthropicAgentModel,
-  createAnthropicAgentModel,
-  rejectsTemperatureWithTopP,
-} from './anthropic-agent-model';
+export { AnthropicAgentModel, createAnthropicAgentModel } from './anthropic-agent-model';
+// Re-exported from @osharm/models, their one home.
+export { isOpenAIReasoningModel, ModelError, rejectsTemperatureWithTopP } from '@osharm/models';
+export type { ModelErrorKind, TokenUsage } from '@osharm/models';
 export type { AnthropicAgentModelSettings } from './anthropic-agent-model';
 export type {
   AgentContentPart,

@@ -15,7 +15,7 @@ import {
   observationText,
   taskLeadIn,
 } from './agent-prompts';
-import { usageCost, type ModelPrice } from '@osharm/metrics';
+import { ModelError, usageCost, type ModelPrice } from '@osharm/models';
 import type {
   AgentModelFailure,
   AgentPredictOptions,
@@ -66,7 +66,7 @@ export interface PromptAgentSettings {
    * @default 'empty-response'
    */
   readonly modelErrors?: 'empty-response' | 'throw';
-  /** Price table for `costUsd`. @default MODEL_PRICES from @osharm/metrics */
+  /** Price table for `costUsd`. @default MODEL_PRICES from @osharm/models */
   readonly prices?: Readonly<Record<string, ModelPrice>>;
 }
 
@@ -120,6 +120,8 @@ export function requestLog(model: AgentModelV1, options: AgentModelCallOptions):
 function isFatal(error: unknown, abortSignal: AbortSignal | undefined): boolean {
   if (abortSignal?.aborted) return true;
   if (AgentSettingError.isInstance(error)) return true;
+  if (ModelError.isInstance(error) && (error.kind === 'aborted' || error.kind === 'setting'))
+    return true;
   const { name, status } = (error ?? {}) as { name?: unknown; status?: unknown };
   if (name === 'AbortError' || (typeof name === 'string' && name.endsWith('UserAbortError')))
     return true;

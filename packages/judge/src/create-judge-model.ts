@@ -1,3 +1,4 @@
+import { routeModel } from '@osharm/models';
 import {
   createAnthropicJudgeModel,
   type AnthropicJudgeModelSettings,
@@ -12,11 +13,13 @@ export interface JudgeModelRouting {
 }
 
 /**
- * A judge model from a model name, routed as upstream does: names starting with `claude` go to
- * Anthropic, every other name to OpenAI (or the OpenAI-compatible server at `OPENAI_BASE_URL`).
+ * A judge model from a model name, routed by @osharm/models' `routeModel`: `claude*` or
+ * `anthropic/…` to Anthropic, every other name (`openai/…`, `openai-compatible/…` included) to
+ * OpenAI or the OpenAI-compatible server at `OPENAI_BASE_URL`.
  */
 export function createJudgeModel(modelId: string, routing: JudgeModelRouting = {}): JudgeModelV1 {
-  return modelId.startsWith('claude')
-    ? createAnthropicJudgeModel(modelId, routing.anthropic)
-    : createOpenAIJudgeModel(modelId, routing.openai);
+  const route = routeModel(modelId);
+  return route.wire === 'anthropic'
+    ? createAnthropicJudgeModel(route.modelId, routing.anthropic)
+    : createOpenAIJudgeModel(route.modelId, routing.openai);
 }

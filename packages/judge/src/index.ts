@@ -54,8 +54,11 @@ export type {
   JudgeModelResult,
   JudgeModelV1,
   StructuredOutput,
-  TokenUsage,
 } from './judge-model';
+// Re-exported from their homes, for judge users.
+export { ModelError } from '@osharm/models';
+export type { ModelErrorKind, TokenUsage } from '@osharm/models';
+export type { JudgeType, Judgment, PromptVersion } from '@osharm/task-schema';
 export type {
   JudgeContentPart,
   JudgeImagePart,

@@ -1,5 +1,4 @@
 import { dirname } from 'node:path';
-import sharp from 'sharp';
 import { DEFAULT_FILE_LIMITS, readTrajectoryFile } from '@osharm/task-schema';
 
 /** How screenshots are encoded for the judge. */
@@ -38,6 +37,9 @@ export async function encodeImage(path: string, options: ImageOptions = {}): Pro
   if (options.maxSide === undefined && options.format === undefined) {
     return { mediaType: sniffMediaType(bytes), base64: bytes.toString('base64') };
   }
+  // sharp (a 19 MB native module) is loaded only here, when resizing or recompressing is asked
+  // for: importing @osharm/judge does not load it.
+  const { default: sharp } = await import('sharp');
   let pipeline = sharp(bytes);
   if (options.maxSide !== undefined) {
     pipeline = pipeline.resize({

@@ -1,11 +1,9 @@
 import type { JudgePrompt } from './judge-message';
 import type { ImageOptions } from './judge-images';
 
-/** Tokens one call used. */
-export interface TokenUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-}
+import type { TokenUsage } from '@osharm/models';
+
+export type { TokenUsage };
 
 /** A structured output request: a JSON Schema object the answer must follow. */
 export interface StructuredOutput {

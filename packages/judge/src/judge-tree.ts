@@ -32,7 +32,7 @@ import { previousProcessingTimes, resultsFileToWrite } from './previous-results'
 import { describeForeign, planResume } from './provenance';
 import { readRunFacts, type RunFacts } from './run-facts';
 import { summarizeTree } from './tree-summary';
-import { usageCost, type ModelPrice } from '@osharm/metrics';
+import { usageCost, type ModelPrice } from '@osharm/models';
 
 /** Progress of a tree judging, for bars and logs. */
 export type JudgeTreeEvent =

@@ -38,8 +38,8 @@ export { formatBreakdownTable } from './breakdown-table';
 export type { BreakdownInput, BreakdownTableOptions } from './breakdown-table';
 
 // cost
-export { MODEL_PRICES, usageCost } from './model-prices';
-export type { ModelPrice, TokenCounts } from './model-prices';
+export { MODEL_PRICES, usageCost } from '@osharm/models';
+export type { ModelPrice, TokenCounts } from '@osharm/models';
 
 // main table (model × misuse / misuse + jailbreak / injection / misbehavior)
 export { HEADLINE_COLUMNS, headlineColumn, headlineTable } from './headline-table';

@@ -1,5 +1,5 @@
 import type { TaskCategory } from '@osharm/task-schema';
-import type { TokenCounts } from './model-prices';
+import type { TokenCounts } from '@osharm/models';
 
 /** The injection of a run: vector id (`better_log` `task.injection.type`) and goal id. */
 export interface TrajectoryInjection {

@@ -1,6 +1,6 @@
 import type { JudgedTrajectory } from './judged-trajectory';
 import { compareKeys } from './key-order';
-import { MODEL_PRICES, usageCost, type ModelPrice } from './model-prices';
+import { MODEL_PRICES, usageCost, type ModelPrice } from '@osharm/models';
 
 /** Tokens and their cost. */
 export interface UsageCost {

@@ -1,8 +1,11 @@
-/** Tokens of one call or a sum of calls. */
-export interface TokenCounts {
+/** Tokens of one call or a sum of calls, as the vendor reports them. The one token-usage type. */
+export interface TokenUsage {
   readonly inputTokens: number;
   readonly outputTokens: number;
 }
+
+/** The name @osharm/metrics gave {@link TokenUsage}. */
+export type TokenCounts = TokenUsage;
 
 /** USD per million tokens (input, output) at list price. Batch APIs cost half. */
 export interface ModelPrice {
@@ -32,7 +35,7 @@ export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = {
 /** Cost in USD of some usage, or null when the model has no known price. */
 export function usageCost(
   modelId: string,
-  usage: TokenCounts,
+  usage: TokenUsage,
   options: { batch?: boolean; prices?: Readonly<Record<string, ModelPrice>> } = {},
 ): number | null {
   const price = (options.prices ?? MODEL_PRICES)[modelId];

@@ -1,0 +1,250 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { registerSecret } from '@osharm/task-schema';
+import { createAnthropicBatchApi } from './anthropic-batch';
+import { JsonBodyWriter } from './json-body';
+import type {
+  ModelBatchApi,
+  ModelCallOptions,
+  ModelContentPart,
+  ModelResult,
+  ModelToolCall,
+  ModelV1,
+} from './model';
+import { ModelError, toModelError } from './model-error';
+import { tryParseJson } from './parse-json';
+
+/** Settings of {@link createAnthropicMessagesModel}. */
+export interface AnthropicMessagesModelSettings {
+  /** API key. @default env `ANTHROPIC_API_KEY` */
+  readonly apiKey?: string;
+  /** Base URL (a proxy or a compatible server). @default env `ANTHROPIC_BASE_URL`, else Anthropic */
+  readonly baseURL?: string;
+  /** HTTP retries of the SDK on 408/409/429/5xx, dropped connections and timeouts. @default 2 */
+  readonly maxRetries?: number;
+  /** Per-request timeout in ms. @default 600000 */
+  readonly timeout?: number;
+  /**
+   * Send `top_p` along with `temperature`. Upstream sent both; Claude models from the 4.1 / 4.5
+   * generation on reject the pair. @default false for those models, true for older ones
+   */
+  readonly sendTopP?: boolean;
+  /** Environment to read defaults from. @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** A ready client (tests, custom fetch). Overrides apiKey / baseURL / retries / timeout. */
+  readonly client?: Anthropic;
+}
+
+/** Claude models that answer 400 to `temperature` and `top_p` together. */
+export const rejectsTemperatureWithTopP = (modelId: string): boolean =>
+  /^claude-(?:(?:opus|sonnet|haiku)-(?:4-[1-9]|[5-9])|[5-9])(?!\d)/.test(modelId);
+
+type Block = Record<string, unknown>;
+type ImageText = (prefix: string, base64: string) => string;
+
+function toBlocks(content: string | readonly ModelContentPart[], imageText: ImageText): Block[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return content.map((part): Block => {
+    switch (part.type) {
+      case 'text':
+        return { type: 'text', text: part.text };
+      case 'image':
+        return {
+          type: 'image',
+          source: {
+            type: 'base64',
+            media_type: part.mediaType ?? 'image/png',
+            data: imageText('', part.data),
+          },
+        };
+      case 'tool-call':
+        return { type: 'tool_use', id: part.id, name: part.name, input: part.input ?? {} };
+      case 'tool-result':
+        return {
+          type: 'tool_result',
+          tool_use_id: part.toolCallId,
+          content:
+            typeof part.content === 'string' ? part.content : toBlocks(part.content, imageText),
+          ...(part.isError ? { is_error: true } : {}),
+        };
+    }
+  });
+}
+
+interface MessageBody {
+  model?: string;
+  content?: (
+    | { type: 'text'; text: string }
+    | { type: 'tool_use'; id?: string; name: string; input: unknown }
+    | { type: string }
+  )[];
+  usage?: { input_tokens?: number; output_tokens?: number };
+  stop_reason?: string | null;
+}
+
+export class AnthropicMessagesModel implements ModelV1 {
+  readonly specificationVersion = 'model-v1' as const;
+  readonly provider = 'anthropic';
+  readonly batch: ModelBatchApi;
+  private clientInstance: Anthropic | undefined;
+
+  constructor(
+    readonly modelId: string,
+    private readonly settings: AnthropicMessagesModelSettings = {},
+  ) {
+    this.clientInstance = settings.client;
+    this.batch = createAnthropicBatchApi(() => this.client, this.provider);
+  }
+
+  /** The SDK client, created on first use. */
+  get client(): Anthropic {
+    if (!this.clientInstance) {
+      const env = this.settings.env ?? process.env;
+      const apiKey = this.settings.apiKey ?? env.ANTHROPIC_API_KEY;
+      registerSecret(apiKey);
+      if (!apiKey) {
+        throw new ModelError({
+          kind: 'setting',
+          provider: this.provider,
+          message: `no Anthropic API key for model "${this.modelId}": set ANTHROPIC_API_KEY`,
+        });
+      }
+      this.clientInstance = new Anthropic({
+        apiKey,
+        baseURL: this.settings.baseURL ?? env.ANTHROPIC_BASE_URL,
+        maxRetries: this.settings.maxRetries ?? 2,
+        timeout: this.settings.timeout ?? 600_000,
+      });
+    }
+    return this.clientInstance;
+  }
+
+  /**
+   * The Messages API body of a call. The system prompt goes in its own `system` field; images are
+   * base64 `image` blocks; consecutive turns of one role are merged (the API wants roles to
+   * alternate); `responseFormat` is a forced tool.
+   */
+  buildRequestBody(
+    options: Omit<ModelCallOptions, 'signal' | 'timeout' | 'maxRetries'>,
+    imageText: ImageText = (prefix, base64) => prefix + base64,
+  ): Record<string, unknown> {
+    const messages: { role: 'user' | 'assistant'; content: Block[] }[] = [];
+    for (const message of options.messages) {
+      const blocks = toBlocks(message.content, imageText);
+      const last = messages.at(-1);
+      if (last && last.role === message.role) last.content.push(...blocks);
+      else messages.push({ role: message.role, content: blocks });
+    }
+    const body: Record<string, unknown> = {
+      model: this.modelId,
+      max_tokens: options.maxOutputTokens ?? 1024,
+      messages,
+    };
+    if (options.system !== undefined) body.system = options.system;
+    if (options.temperature !== undefined) body.temperature = options.temperature;
+    const sendTopP =
+      this.settings.sendTopP ??
+      !(options.temperature !== undefined && rejectsTemperatureWithTopP(this.modelId));
+    if (options.topP !== undefined && sendTopP) body.top_p = options.topP;
+    if (options.stop && options.stop.length > 0) body.stop_sequences = [...options.stop];
+    const tools: Block[] = (options.tools ?? []).map(tool => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.parameters,
+    }));
+    if (options.responseFormat) {
+      const { name, description, schema } = options.responseFormat;
+      tools.push({ name, description, input_schema: schema });
+      body.tools = tools;
+      body.tool_choice = { type: 'tool', name };
+    } else {
+      if (tools.length > 0) body.tools = tools;
+      const choice = options.toolChoice;
+      if (choice !== undefined)
+        body.tool_choice =
+          choice === 'required'
+            ? { type: 'any' }
+            : typeof choice === 'string'
+              ? { type: choice }
+              : { type: 'tool', name: choice.name };
+    }
+    return body;
+  }
+
+  parseResponseBody(
+    body: unknown,
+    options: Pick<ModelCallOptions, 'responseFormat'> = {},
+  ): ModelResult {
+    const response = (body ?? {}) as MessageBody;
+    const blocks = response.content ?? [];
+    const text = blocks
+      .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
+      .map(block => block.text)
+      .join('');
+    const toolCalls: ModelToolCall[] = blocks
+      .filter(
+        (block): block is { type: 'tool_use'; id?: string; name: string; input: unknown } =>
+          block.type === 'tool_use',
+      )
+      .map((block, index) => ({
+        id: block.id ?? `toolu_${index}`,
+        name: block.name,
+        input: block.input,
+        inputText: JSON.stringify(block.input ?? null),
+      }));
+    const modelId = response.model ?? this.modelId;
+    let object: unknown;
+    let objectText: string | undefined;
+    if (options.responseFormat) {
+      const tool = toolCalls.find(call => call.name === options.responseFormat!.name);
+      if (tool) {
+        object = tool.input;
+        objectText = tool.inputText;
+      } else if (text.trim() !== '') {
+        objectText = text;
+        object = tryParseJson(text);
+      }
+    }
+    return {
+      text,
+      toolCalls,
+      ...(objectText === undefined ? {} : { objectText }),
+      ...(object === undefined ? {} : { object }),
+      finishReason: response.stop_reason ?? null,
+      truncated: response.stop_reason === 'max_tokens',
+      usage: {
+        inputTokens: response.usage?.input_tokens ?? 0,
+        outputTokens: response.usage?.output_tokens ?? 0,
+        modelId,
+      },
+      modelId,
+      raw: body,
+    };
+  }
+
+  async generate(options: ModelCallOptions): Promise<ModelResult> {
+    // Sent as JSON bytes through the SDK, as the OpenAI adapter does (screenshots are megabytes).
+    const writer = new JsonBodyWriter();
+    const body = this.buildRequestBody(options, (prefix, base64) => writer.blob(prefix, base64));
+    let response: Anthropic.Message;
+    try {
+      response = await this.client.post<Anthropic.Message>('/v1/messages', {
+        body: writer.serialize(body),
+        headers: { 'content-type': 'application/json' },
+        signal: options.signal,
+        ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+        ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+      });
+    } catch (error) {
+      throw toModelError(error, this.provider);
+    }
+    return this.parseResponseBody(response, options);
+  }
+}
+
+/** A model served by Anthropic's Messages API, called through the official `@anthropic-ai/sdk`. */
+export function createAnthropicMessagesModel(
+  modelId: string,
+  settings: AnthropicMessagesModelSettings = {},
+): AnthropicMessagesModel {
+  return new AnthropicMessagesModel(modelId, settings);
+}

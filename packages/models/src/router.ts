@@ -1,0 +1,69 @@
+import {
+  createAnthropicMessagesModel,
+  type AnthropicMessagesModelSettings,
+} from './anthropic-messages-model';
+import type { ModelProvider, ModelV1 } from './model';
+import { createOpenAIChatModel, type OpenAIChatModelSettings } from './openai-chat-model';
+
+/** Where a model name goes. */
+export interface ModelRoute {
+  /** `openai`, `anthropic`, or `openai-compatible` (the OpenAI wire format at a base URL). */
+  readonly provider: ModelProvider;
+  /** The wire format: `openai` (OpenAI and compatible servers) or `anthropic`. */
+  readonly wire: 'openai' | 'anthropic';
+  /** The id sent to the provider: the name without its `provider/` prefix. */
+  readonly modelId: string;
+  /** True when the name carried an explicit `provider/` prefix. */
+  readonly explicit: boolean;
+}
+
+const PREFIXES: readonly ModelProvider[] = ['openai-compatible', 'openai', 'anthropic'];
+
+/**
+ * Routes a model name — the one place that decides a vendor from a name. An explicit
+ * `provider/model` (`openai/gpt-4.1`, `anthropic/claude-sonnet-4-20250514`,
+ * `openai-compatible/Qwen/Qwen2.5-VL-72B-Instruct`) goes to that provider, as Inspect and the AI
+ * SDK name models. A bare name keeps upstream's rule: `claude*` → Anthropic, everything else
+ * (`gpt-*`, `o1`/`o3`/`o4-mini`, a local server's model) → the OpenAI wire format (OpenAI, or the
+ * OpenAI-compatible server at the adapter's base URL).
+ */
+export function routeModel(name: string): ModelRoute {
+  for (const provider of PREFIXES) {
+    const prefix = `${provider}/`;
+    if (name.startsWith(prefix) && name.length > prefix.length) {
+      return {
+        provider,
+        wire: provider === 'anthropic' ? 'anthropic' : 'openai',
+        modelId: name.slice(prefix.length),
+        explicit: true,
+      };
+    }
+  }
+  if (name.startsWith('claude'))
+    return { provider: 'anthropic', wire: 'anthropic', modelId: name, explicit: false };
+  // A bare name with a base URL (OPENAI_BASE_URL, --base-url) reaches that OpenAI-compatible
+  // server through the same adapter; the provider stays `openai`, as upstream named it.
+  return { provider: 'openai', wire: 'openai', modelId: name, explicit: false };
+}
+
+/** Adapter settings per wire format for {@link createModel}. */
+export interface ModelRouting {
+  readonly openai?: OpenAIChatModelSettings;
+  readonly anthropic?: AnthropicMessagesModelSettings;
+}
+
+/**
+ * A model from a name (see {@link routeModel}), with the settings of the adapter it routes to.
+ * Upstream's other backends (Gemini, Together, Groq, DashScope) are reachable through their
+ * OpenAI-compatible endpoints.
+ */
+export function createModel(name: string, routing: ModelRouting = {}): ModelV1 {
+  const route = routeModel(name);
+  if (route.wire === 'anthropic')
+    return createAnthropicMessagesModel(route.modelId, routing.anthropic);
+  return createOpenAIChatModel(
+    route.modelId,
+    routing.openai,
+    route.provider === 'anthropic' ? 'openai' : route.provider,
+  );
+}
