@@ -22,6 +22,10 @@ export {
   xdotoolCombination,
 } from './keys';
 export type { MappedAction } from './mapped-action';
+export { NativeAgent, createNativeAgent } from './native-agent';
+export type { NativeAgentSettings } from './native-agent';
+export { createScriptedSession, readNativeScript } from './scripted-session';
+export type { NativeScript } from './scripted-session';
 export { chunkText, pyautoguiCode } from './native-action';
 export type { MouseButton, NativeAction, ScreenPoint } from './native-action';
 export {
