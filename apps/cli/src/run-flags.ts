@@ -53,6 +53,12 @@ export interface RunFlags extends AssetFlags {
   maxRetries?: number;
   /** Per model request timeout in seconds, every role. */
   timeout?: number;
+  /** `prompt` (upstream's agent) or `native` (the vendor's own computer-use tool). @default 'prompt' */
+  agent: 'prompt' | 'native';
+  /** Native agents: the computer tool version (default: by model). */
+  computerTool?: string;
+  /** Native agents: what a vendor safety check does. @default 'stop' */
+  safetyChecks: 'acknowledge' | 'stop' | 'refuse';
   /** Exit 1 when any run errored. @default true */
   failOnError: boolean;
 }

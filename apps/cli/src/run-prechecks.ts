@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { missingCredentials, resolveEndpoint, type ModelEndpoint } from '@osharm/batch-judge';
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
 import { checkLocalDesktopRequirements, defaultLocalApps, type LocalApp } from '@osharm/vm-local';
+import { computerUseVendor } from '@osharm/agent/native';
 import { isOfflineModel } from './agent-choice';
 import { UsageError, type CliIo } from './cli-io';
 import type { RunFlags } from './run-flags';
@@ -58,7 +59,15 @@ export function runEndpoints(flags: RunFlags, env: CliIo['env']): RunEndpoints {
   };
   for (const endpoint of [agent, judge, captioner]) {
     if (!endpoint) continue;
-    const missing = missingCredentials(endpoint, env);
+    // Gemini models run only as native agents and need their own key.
+    const gemini = endpoint.role === 'agent' && computerUseVendor(endpoint.model) === 'gemini';
+    if (gemini && flags.agent !== 'native')
+      throw new UsageError(`--model ${endpoint.model}: Gemini models run only with --agent native`);
+    const missing = gemini
+      ? env.GEMINI_API_KEY
+        ? undefined
+        : 'GEMINI_API_KEY'
+      : missingCredentials(endpoint, env);
     if (missing) {
       const flag = endpoint.role === 'agent' ? '--model' : `--${endpoint.role}-model`;
       throw new UsageError(

@@ -25,7 +25,7 @@ import {
   parseTimeoutSeconds,
   redactor,
 } from '@osharm/batch-judge';
-import { createAgent, isOfflineModel, modelDirName, REAL_MODEL_HINT } from '../agent-choice';
+import { agentModelDir, createAgent, isOfflineModel, REAL_MODEL_HINT } from '../agent-choice';
 import { resolveDataset } from '../dataset-options';
 import { RunBreaker } from '../run-breaker';
 import { checkLocalDesktop, checkRunFlags, runEndpoints } from '../run-prechecks';
@@ -127,6 +127,26 @@ export function runCommand(run: CliRun): Command {
       '--model <model>',
       'agent model: gpt-*, o*, claude-*, any OpenAI-compatible name, or offline-refuse / offline-replay:<dir>',
       'gpt-4o',
+    )
+    .addOption(
+      new Option(
+        '--agent <agent>',
+        "prompt: upstream's agent (pyautogui code from a screenshot / a11y tree); native: the vendor's own computer-use tool (model dir {model}_native)",
+      )
+        .choices(['prompt', 'native'])
+        .default('prompt'),
+    )
+    .option(
+      '--computer-tool <version>',
+      'native agent: the computer tool version (computer_20250124, computer_20251124, computer_toolset_20260801, computer, computer_use_preview, computer_use; default: by model)',
+    )
+    .addOption(
+      new Option(
+        '--safety-checks <policy>',
+        'native agent: a vendor safety check (OpenAI pending_safety_checks, Gemini require_confirmation) is acknowledged, stops the run, or counts as a refusal',
+      )
+        .choices(['acknowledge', 'stop', 'refuse'])
+        .default('stop'),
     )
     .option(
       '--judge-model <model>',
@@ -257,10 +277,25 @@ error (bad flag, missing index / replay dir / .vmx, no API key, a missing deskto
 }
 
 async function runBenchmark(
-  flags: RunFlags,
+  givenFlags: RunFlags,
   rawIo: CliIo,
   pathToVmSource: string | undefined,
 ): Promise<number> {
+  // The native agent observes screenshots and acts with pyautogui code: its runs sit under
+  // pyautogui/screenshot/{model}_native.
+  const flags: RunFlags =
+    givenFlags.agent === 'native'
+      ? { ...givenFlags, actionSpace: 'pyautogui', observationType: 'screenshot' }
+      : givenFlags;
+  if (
+    flags.agent !== 'native' &&
+    (flags.computerTool !== undefined || flags.model.startsWith('offline-native:'))
+  )
+    throw new UsageError(
+      flags.computerTool !== undefined
+        ? '--computer-tool goes with --agent native'
+        : `--model ${flags.model} is a native script: add --agent native`,
+    );
   // API keys never reach the terminal, even when a provider's error text echoes one.
   const redact = redactor(rawIo.env);
   const io: CliIo = {
@@ -298,8 +333,8 @@ async function runBenchmark(
   let modelDir: string;
   try {
     modelDir = flags.jailbreak
-      ? jailbreakModelDir(modelDirName(flags.model))
-      : modelDirName(flags.model);
+      ? jailbreakModelDir(agentModelDir(flags.model, flags.agent))
+      : agentModelDir(flags.model, flags.agent);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -381,12 +416,20 @@ async function runBenchmark(
           assets,
           requireA11yTree: true,
         });
-        const agent = createAgent({
-          ...flags,
-          stopToken: flags.stopToken,
-          env: io.env,
-          endpoint: endpoints.agent,
-        });
+        let agent;
+        try {
+          agent = createAgent({
+            ...flags,
+            stopToken: flags.stopToken,
+            env: io.env,
+            endpoint: endpoints.agent,
+          });
+        } catch (error) {
+          await env.close().catch(() => undefined);
+          throw error instanceof RangeError
+            ? new UsageError(`--computer-tool: ${error.message}`)
+            : error;
+        }
         try {
           while (!breaker.stopped && queue.length > 0) {
             const next = queue.shift()!;

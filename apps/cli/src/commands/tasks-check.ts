@@ -186,6 +186,8 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
 /** `osharm run`'s flags for a check: the refusing agent, one step, no judge. */
 function checkRunFlags(flags: CheckFlags, baseDir: string): RunFlags {
   return {
+    agent: 'prompt',
+    safetyChecks: 'stop',
     cacheDir: flags.cacheDir,
     assetMap: flags.assetMap,
     offline: flags.offline,

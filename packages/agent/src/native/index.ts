@@ -24,7 +24,9 @@ export {
 export type { MappedAction } from './mapped-action';
 export { NativeAgent, createNativeAgent } from './native-agent';
 export type { NativeAgentSettings } from './native-agent';
-export { createScriptedSession, readNativeScript } from './scripted-session';
+export { createScriptedSession, readNativeScript, readNativeScriptSync } from './scripted-session';
+export { computerUseVendor, SAFETY_CHECK_POLICIES } from '@osharm/models';
+export type { ComputerUseVendor, SafetyCheckPolicy } from '@osharm/models';
 export type { NativeScript } from './scripted-session';
 export { chunkText, pyautoguiCode } from './native-action';
 export type { MouseButton, NativeAction, ScreenPoint } from './native-action';

@@ -8,7 +8,9 @@
  * DONE / FAIL: a turn with no call ends the run — `DONE` for a final answer, `FAIL` for a refusal
  * the vendor marked (scored as upstream's FAIL) or a safety check under the `stop` / `refuse`
  * policies. Every step's `native` record keeps the vendor's raw response, text, reasoning, calls,
- * usage and the model id that served it.
+ * usage and the model id that served it. The accessibility tree the env observed is not sent to the
+ * model (the vendors' tools see the screen) but is logged as the step's `a11y_tree`, as the prompt
+ * agent logs it, for the judge and the report.
  */
 import type { Action } from '@osharm/task-schema';
 import {
@@ -25,7 +27,9 @@ import {
 } from '@osharm/models';
 import sharp from 'sharp';
 import type { AgentPredictOptions, AgentPrediction, AgentRunParams, AgentV1 } from '../agent';
+import type { A11yPlatform } from '../a11y-namespaces';
 import { AgentObservationError } from '../agent-errors';
+import { linearizedTreeOf } from '../offline-agents';
 import { mapAnthropicToolUse } from './anthropic-actions';
 import { GEMINI_BROWSER_ONLY, GEMINI_DESKTOP_FUNCTIONS, mapGeminiCall } from './gemini-actions';
 import type { MappedAction } from './mapped-action';
@@ -52,6 +56,8 @@ export interface NativeAgentSettings {
   readonly session?: Omit<ComputerUseSettings, 'display' | 'toolVersion' | 'gemini'>;
   /** Recorded as `params.platform`. @default 'ubuntu' */
   readonly platform?: string;
+  /** The vendor whose calls the session gives (default: from the model name by the router; the scripted baseline names its own). */
+  readonly vendor?: ComputerUseVendor;
 }
 
 const LIMITS = {
@@ -95,7 +101,7 @@ export class NativeAgent implements AgentV1 {
 
   constructor(private readonly settings: NativeAgentSettings) {
     this.agentId = settings.model;
-    this.vendor = computerUseVendor(settings.model);
+    this.vendor = settings.vendor ?? computerUseVendor(settings.model);
     this.runConfig = {
       agent: 'native',
       vendor: this.vendor,
@@ -168,7 +174,15 @@ export class NativeAgent implements AgentV1 {
     } else {
       turn = await this.session.next(this.outcomes(options), screenshot, options.abortSignal);
     }
-    return this.stepOf(turn, scaling);
+    const tree =
+      options.observation.accessibilityTree === undefined ||
+      options.observation.accessibilityTree === null
+        ? null
+        : linearizedTreeOf(
+            options.observation,
+            (this.settings.platform ?? 'ubuntu') as A11yPlatform,
+          );
+    return { ...this.stepOf(turn, scaling), linearizedTree: tree };
   }
 
   /** How the previous turn's calls went, from the env's action outcomes. */

@@ -21,7 +21,14 @@ import type {
   ComputerUseVendor,
   SafetyCheck,
 } from '@osharm/models';
-import { fromZodIssues, readJsonFile, TaskValidationError } from '@osharm/task-schema';
+import { readFileSync } from 'node:fs';
+import {
+  fromZodIssues,
+  parseJsonText,
+  readJsonFile,
+  TaskValidationError,
+  type JsonFileResult,
+} from '@osharm/task-schema';
 import { z } from 'zod';
 
 const safetyCheck = z.object({
@@ -44,14 +51,37 @@ const scriptSchema = z.object({
 
 export type NativeScript = z.infer<typeof scriptSchema>;
 
-/** Reads and checks a script file; a bad one is a `TaskValidationError` naming file and field. */
-export async function readNativeScript(path: string): Promise<NativeScript> {
-  const file = await readJsonFile(path);
+function checkScript(file: JsonFileResult, path: string): NativeScript {
   if (!file.ok) throw new TaskValidationError({ issues: [file.issue] });
   const parsed = scriptSchema.safeParse(file.value);
   if (!parsed.success)
     throw new TaskValidationError({ issues: fromZodIssues(parsed.error.issues, path) });
   return parsed.data;
+}
+
+/** Reads and checks a script file; a bad one is a `TaskValidationError` naming file and field. */
+export async function readNativeScript(path: string): Promise<NativeScript> {
+  return checkScript(await readJsonFile(path), path);
+}
+
+/** {@link readNativeScript}, synchronously (agent construction is synchronous). */
+export function readNativeScriptSync(path: string): NativeScript {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new TaskValidationError({
+      issues: [
+        {
+          severity: 'error',
+          file: path,
+          path: '$',
+          message: `cannot read: ${(error as Error).message}`,
+        },
+      ],
+    });
+  }
+  return checkScript(parseJsonText(text, path), path);
 }
 
 function checksOf(
