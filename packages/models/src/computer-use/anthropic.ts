@@ -10,6 +10,7 @@ import type {
   ComputerUseTurn,
   Screenshot,
 } from './session';
+import { DEFAULT_KEEP_SCREENSHOTS, OMITTED_SCREENSHOT, pruneScreenshots } from './history-images';
 import { ANTHROPIC_BETA } from './tool-versions';
 
 type Block = Record<string, unknown>;
@@ -59,6 +60,12 @@ export class AnthropicComputerUseSession implements ComputerUseSession {
   }
 
   private async call(signal: AbortSignal | undefined): Promise<ComputerUseTurn> {
+    pruneScreenshots(
+      this.messages,
+      this.settings.keepScreenshots ?? DEFAULT_KEEP_SCREENSHOTS,
+      part => part.type === 'image',
+      () => ({ type: 'text', text: OMITTED_SCREENSHOT }),
+    );
     const body = {
       model: this.modelId,
       max_tokens: this.settings.maxOutputTokens ?? 4096,

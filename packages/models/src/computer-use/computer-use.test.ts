@@ -270,3 +270,45 @@ describe('Gemini computer-use session', () => {
     expect(standIn.calls[1]!.headers['x-goog-api-key']).toBe('<redacted>');
   });
 });
+
+describe('screenshots kept in the history', () => {
+  it('sends only the 3 most recent screenshots (Anthropic), older ones as a short text', async () => {
+    const images: number[] = [];
+    const standIn = await start(call => {
+      images.push(call.imageCount);
+      return { calls: [{ name: 'screenshot', input: {}, toolset_name: 'computer' }] };
+    });
+    const session = createComputerUseSession('claude-opus-5', {
+      display,
+      apiKey: 'k',
+      baseURL: standIn.anthropicBaseUrl,
+      maxRetries: 0,
+    });
+    let turn = await session.start('Look around.', shot);
+    for (let index = 0; index < 4; index += 1)
+      turn = await session.next([{ callId: turn.calls[0]!.id }], shot);
+    expect(images).toEqual([1, 2, 3, 3, 3]);
+    expect(JSON.stringify(standIn.calls[4]!.body.messages)).toContain(
+      '(an earlier screenshot, omitted)',
+    );
+  });
+
+  it('does the same for Gemini inline screenshots', async () => {
+    const images: number[] = [];
+    const standIn = await start(call => {
+      images.push(call.imageCount);
+      return { calls: [{ name: 'wait_5_seconds', args: {} }] };
+    });
+    const session = createComputerUseSession('gemini-2.5-computer-use-preview-10-2025', {
+      display,
+      apiKey: 'k',
+      baseURL: standIn.geminiBaseUrl,
+      maxRetries: 0,
+      keepScreenshots: 2,
+    });
+    let turn = await session.start('Look around.', shot);
+    for (let index = 0; index < 3; index += 1)
+      turn = await session.next([{ callId: turn.calls[0]!.id }], shot);
+    expect(images).toEqual([1, 2, 2, 2]);
+  });
+});

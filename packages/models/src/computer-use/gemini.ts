@@ -8,6 +8,7 @@
 import { GoogleGenAI } from '@google/genai';
 import { registerSecret } from '@osharm/task-schema';
 import { ModelError, toModelError } from '../model-error';
+import { DEFAULT_KEEP_SCREENSHOTS, OMITTED_SCREENSHOT, pruneScreenshots } from './history-images';
 import type {
   CallOutcome,
   ComputerUseCall,
@@ -74,6 +75,12 @@ export class GeminiComputerUseSession implements ComputerUseSession {
   private async call(signal: AbortSignal | undefined): Promise<ComputerUseTurn> {
     const gemini = this.settings.gemini ?? {};
     this.turn += 1;
+    pruneScreenshots(
+      this.contents,
+      this.settings.keepScreenshots ?? DEFAULT_KEEP_SCREENSHOTS,
+      part => part.inlineData !== undefined,
+      () => ({ text: OMITTED_SCREENSHOT }),
+    );
     let response: Record<string, unknown>;
     try {
       response = (await this.client.models.generateContent({

@@ -87,6 +87,11 @@ export interface ComputerUseSettings {
     /** @default 'ENVIRONMENT_BROWSER' (the one the computer-use models accept) */
     readonly environment?: string;
   };
+  /**
+   * Screenshots kept in the history sent each turn (Anthropic, Gemini); older ones become a short
+   * text. @default 3
+   */
+  readonly keepScreenshots?: number;
   /** OpenAI: chain turns by `previous_response_id` (default) or send the whole input each turn (reasoning items kept, `store: false`). */
   readonly openaiChain?: 'previous-response-id' | 'full-input';
 }
