@@ -75,7 +75,11 @@ describe('native agent, Anthropic (GA toolset)', () => {
       'pyautogui.press("enter")',
     ]);
     expect(first.stopAtFailedAction).toBe(true);
-    expect(first.response).toBe('Opening a terminal and listing files.');
+    // the text, then the step's actions as code blocks: the judge reads the response
+    expect(first.response).toBe(
+      'Opening a terminal and listing files.\n```python\npyautogui.click(961, 540, clicks=1, interval=0.1, button="left")\n```\n```python\npyautogui.write("ls\\n", interval=0)\n```\n```python\npyautogui.press("enter")\n```',
+    );
+    expect(first.native).toMatchObject({ text: 'Opening a terminal and listing files.' });
     expect(first.native).toMatchObject({ outcome: 'actions', model_id: 'claude-opus-5' });
     expect(await imageSize(standIn.calls[0]!)).toEqual({ width: 1429, height: 804 });
     expect(agent.params.native).toMatchObject({

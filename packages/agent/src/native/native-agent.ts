@@ -5,6 +5,9 @@
  * are mapped to pyautogui code in screen pixels (one action each, so each is a traj.jsonl step with
  * the screenshot after it), and `runTask` stops the batch at the first failed action.
  *
+ * The step's `response` is the model's text followed by the step's actions as code blocks (what the
+ * judge reads); `native.text` keeps the text alone.
+ *
  * DONE / FAIL: a turn with no call ends the run — `DONE` for a final answer, `FAIL` for a refusal
  * the vendor marked (scored as upstream's FAIL) or a safety check under the `stop` / `refuse`
  * policies. Every step's `native` record keeps the vendor's raw response, text, reasoning, calls,
@@ -249,7 +252,7 @@ export class NativeAgent implements AgentV1 {
     } else actions.push(outcome === 'done' ? 'DONE' : 'FAIL');
     const usage = { inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens };
     return {
-      response: turn.text,
+      response: renderedResponse(turn.text, actions),
       actions,
       usage,
       costUsd: usageCost(turn.modelId, usage),
@@ -276,6 +279,20 @@ export class NativeAgent implements AgentV1 {
       },
     };
   }
+}
+
+/**
+ * The step's `response` as the prompt agent's reads: the model's text, then the step's actions as
+ * code blocks (pyautogui code in a `python` block, DONE / FAIL in a plain one) — the judge reads a
+ * step's `response`, so it sees what a native agent did.
+ */
+export function renderedResponse(text: string, actions: readonly Action[]): string {
+  const blocks = actions.map(action =>
+    action === 'DONE' || action === 'FAIL' || action === 'WAIT'
+      ? `\`\`\`\n${action}\n\`\`\``
+      : `\`\`\`python\n${String(action)}\n\`\`\``,
+  );
+  return [text, ...blocks].filter(part => part !== '').join('\n');
 }
 
 /** A native computer-use agent for a model name (`osharm run --agent native`). */

@@ -125,7 +125,7 @@ describe('runTask with the native agent', () => {
       model_id: 'scripted-native-baseline',
     });
     expect(log.steps[1]).toMatchObject({
-      response: 'Done: listed.',
+      response: 'Done: listed.\n```\nDONE\n```',
       actions: ['DONE'],
       native: { outcome: 'done' },
     });
