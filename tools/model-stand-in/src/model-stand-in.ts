@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AnthropicBatchStore } from './anthropic-batches';
-import { anthropicErrorBody, anthropicMessage } from './anthropic-wire';
+import { anthropicErrorBody } from './anthropic-wire';
 import { isAnswerReply, isComputerCallsReply } from './answer-content';
 import {
   DEFAULT_FAULT_TIMEOUT_MS,
@@ -20,7 +20,9 @@ import {
   sendBytes,
   sendJson,
 } from './http-exchange';
-import { geminiErrorBody, geminiResponse } from './gemini-wire';
+import { answerBody } from './answer-body';
+import type { ModelWire } from './answer-body';
+import { geminiErrorBody } from './gemini-wire';
 import {
   describeAnthropicRequest,
   describeGeminiRequest,
@@ -35,13 +37,12 @@ import type {
   RecordedModelCall,
 } from './model-call';
 import { OpenaiBatchStore } from './openai-batches';
-import { openaiChatCompletion, openaiErrorBody } from './openai-wire';
-import { checkResponsesTurn, openaiResponse } from './responses-wire';
+import { openaiErrorBody } from './openai-wire';
+import { checkResponsesTurn } from './responses-wire';
 import type { StoredResponse } from './responses-wire';
 import { checkScriptedReply } from './scripted-reply';
 import type { ScriptedReply } from './scripted-reply';
 import type { BatchCallOutcome, StandInContext } from './stand-in-context';
-import { unixSeconds } from './stand-in-context';
 
 /** Options of {@link startModelStandIn}. */
 export interface ModelStandInOptions {
@@ -235,7 +236,7 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
    */
   const modelCall = async (
     exchange: Exchange,
-    wire: 'chat' | 'responses' | 'messages' | 'gemini',
+    wire: ModelWire,
     geminiModel = '',
     geminiVersion = 'v1beta',
   ): Promise<void> => {
@@ -300,44 +301,8 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
         'a computer-calls reply needs /v1/responses, not chat completions',
       );
     } else if (isAnswerReply(reply) || isComputerCallsReply(reply)) {
-      const requestId = nextId('req_');
-      if (wire === 'responses') {
-        const stored: StoredResponse = { calls: new Map() };
-        const response = openaiResponse(outcome.call, reply, { nextId }, unixSeconds(), stored);
-        responses.set(response.id as string, stored);
-        sendJson(exchange.response, 200, response, { 'x-request-id': requestId });
-      } else if (wire === 'gemini') {
-        const response = geminiResponse(outcome.call, reply, nextId('gresp_'));
-        sendJson(exchange.response, 200, response, { 'x-request-id': requestId });
-      } else if (isComputerCallsReply(reply)) {
-        const message = anthropicMessage(
-          outcome.call,
-          reply,
-          {
-            messageId: nextId('msg_'),
-            toolUseId: nextId('toolu_'),
-            nextToolUseId: () => nextId('toolu_'),
-          },
-          'standard',
-        );
-        sendJson(exchange.response, 200, message, { 'request-id': requestId });
-      } else if (vendor === 'openai') {
-        const completion = openaiChatCompletion(
-          outcome.call,
-          reply,
-          { completionId: nextId('chatcmpl-'), toolCallId: nextId('call_') },
-          unixSeconds(),
-        );
-        sendJson(exchange.response, 200, completion, { 'x-request-id': requestId });
-      } else {
-        const message = anthropicMessage(
-          outcome.call,
-          reply,
-          { messageId: nextId('msg_'), toolUseId: nextId('toolu_') },
-          'standard',
-        );
-        sendJson(exchange.response, 200, message, { 'request-id': requestId });
-      }
+      const { body: answer, idHeader } = answerBody(wire, outcome.call, reply, nextId, responses);
+      sendJson(exchange.response, 200, answer, { [idHeader]: nextId('req_') });
     }
   };
 
