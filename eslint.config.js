@@ -37,6 +37,22 @@ export default tseslint.config(
     },
   },
   {
+    // No app imports another (issue 11): what two apps share lives in a package. The app names
+    // are also checked in their package.json files by apps/cli/src/app-boundaries.test.ts.
+    files: ['apps/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['@osharm/cli', '@osharm/batch-judge'].map(name => ({
+            name,
+            message: 'Apps do not import each other: move what they share into a package.',
+          })),
+        },
+      ],
+    },
+  },
+  {
     // A package must not import itself by name from inside its own src.
     files: ['packages/*/src/**/*.ts'],
     rules: {

@@ -9,8 +9,8 @@ import { startModelStandIn, type ModelStandIn, type ScriptedReply } from '@oshar
 import { batchResultsSchema } from '@osharm/task-schema';
 import { CASES, TREE, caseOf, writeResultsTree, type CaseName } from './__fixtures__/results-tree';
 import { createServer } from 'node:net';
-import type { BatchJudgeIo } from './io';
-import { runBatchJudge } from './program';
+import type { BatchJudgeIo } from '@osharm/judge-cli';
+import { runBatchJudge } from '@osharm/judge-cli';
 
 const SECRET = 'sk-test-secret-0123456789';
 
@@ -660,7 +660,7 @@ describe('the built bin', () => {
 
 describe('connectionFailure', () => {
   it('recognises refused / DNS / reset failures under the SDK error, and nothing with an HTTP status', async () => {
-    const { connectionFailure } = await import('./model-endpoints');
+    const { connectionFailure } = await import('@osharm/judge-cli');
     class APIConnectionError extends Error {}
     const dns = Object.assign(new APIConnectionError('Connection error.'), {
       cause: Object.assign(new TypeError('fetch failed'), {

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { loadDotEnv } from './dot-env';
-import { runBatchJudge } from './program';
+import { loadDotEnv, runBatchJudge } from '@osharm/judge-cli';
 
 loadDotEnv();
 

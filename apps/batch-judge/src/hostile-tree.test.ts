@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelStandIn, type ModelStandIn, type ScriptedReply } from '@osharm/model-stand-in';
 import { writeTrajectory } from './__fixtures__/results-tree';
-import type { BatchJudgeIo } from './io';
-import { runBatchJudge } from './program';
+import type { BatchJudgeIo } from '@osharm/judge-cli';
+import { runBatchJudge } from '@osharm/judge-cli';
 
 const KEY = 'sk-proj-echoed0123456789abcdefghij';
 const ESC = '\x1b';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { loadDotEnv } from '@osharm/batch-judge';
+import { loadDotEnv } from '@osharm/judge-cli';
 import { runCli } from './program';
 
 loadDotEnv();

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { OsharmError } from '@osharm/task-schema';
-import { normalizeArgv } from '@osharm/batch-judge';
+import { normalizeArgv } from '@osharm/judge-cli';
+import { RunOptionsError } from '@osharm/runner';
 import { ExitCode, UsageError, processIo, terminalSafeIo, type CliIo, type CliRun } from './cli-io';
 import { agreementCommand } from './commands/agreement';
 import { assetsCommand } from './commands/assets';
@@ -96,7 +97,7 @@ export async function runCli(argv: readonly string[], rawIo: CliIo = processIo()
       // commander already printed the message.
       return ExitCode.usage;
     }
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof RunOptionsError) {
       io.stderr(`error: ${error.message}\n`);
       return ExitCode.usage;
     }

@@ -98,6 +98,6 @@ export type {
   RunSetupWarning,
 } from './run-environment';
 export { isDegraded } from './run-environment';
-export { actionTimestamp, TrajectoryWriter } from './trajectory-writer';
-export type { ObservationCounts } from './trajectory-writer';
+export { actionTimestamp, TrajectoryWriter } from '@osharm/task-schema/trajectory';
+export type { ObservationCounts } from '@osharm/task-schema/trajectory';
 export { assembleRecording } from './recording';

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import {
   betterLogSchema,
   fromZodIssues,
+  DEFAULT_ACTION_SPACE,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
   parseJsonText,
   TaskValidationError,
   type Action,
@@ -28,7 +30,7 @@ import { tagPrelude, tagScreenshot, type SomMark } from './som-tag';
 interface OfflineAgentSettings {
   /** How responses are parsed (replay) and what `params` reports. @default 'pyautogui' */
   readonly actionSpace?: ActionSpace;
-  /** What `params` reports; `som` makes a replay add the current marks. @default 'screenshot_a11y_tree' */
+  /** What `params` reports; `som` makes a replay add the current marks. @default `PUBLISHED_RUNS_OBSERVATION_TYPE` (`screenshot_a11y_tree`) */
   readonly observationType?: ObservationType;
   /** Platform of the accessibility XML (for the logged table). @default 'ubuntu' */
   readonly platform?: A11yPlatform;
@@ -96,8 +98,8 @@ export type RefusingAgentSettings = OfflineAgentSettings;
  */
 export function createRefusingAgent(settings: RefusingAgentSettings = {}): AgentV1 {
   const agentId = 'offline-refusing-baseline';
-  const actionSpace = settings.actionSpace ?? 'pyautogui';
-  const observationType = settings.observationType ?? 'screenshot_a11y_tree';
+  const actionSpace = settings.actionSpace ?? DEFAULT_ACTION_SPACE;
+  const observationType = settings.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
   const platform = settings.platform ?? 'ubuntu';
   return {
     specificationVersion: 'agent-v1',
@@ -159,12 +161,12 @@ export function createReplayAgent(settings: ReplayAgentSettings): AgentV1 {
   const agent: AgentV1 = {
     specificationVersion: 'agent-v1',
     agentId,
-    actionSpace: settings.actionSpace ?? 'pyautogui',
-    observationType: settings.observationType ?? 'screenshot_a11y_tree',
+    actionSpace: settings.actionSpace ?? DEFAULT_ACTION_SPACE,
+    observationType: settings.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE,
     params: offlineParams(
       agentId,
-      settings.actionSpace ?? 'pyautogui',
-      settings.observationType ?? 'screenshot_a11y_tree',
+      settings.actionSpace ?? DEFAULT_ACTION_SPACE,
+      settings.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE,
       platform,
     ),
     reset() {

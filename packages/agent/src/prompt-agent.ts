@@ -1,4 +1,10 @@
-import type { Action, ActionSpace, ObservationType } from '@osharm/task-schema';
+import {
+  DEFAULT_ACTION_SPACE,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
+  type Action,
+  type ActionSpace,
+  type ObservationType,
+} from '@osharm/task-schema';
 import type { A11yPlatform } from './a11y-namespaces';
 import { AgentSettingError } from './agent-errors';
 import type {
@@ -32,7 +38,7 @@ import { tagPrelude } from './som-tag';
 export interface PromptAgentSettings {
   /** The model (`createAgentModel('o4-mini')`, `createOpenAIAgentModel(…)`, …). */
   readonly model: AgentModelV1;
-  /** What the model is shown. @default 'screenshot_a11y_tree' (OS-Harm's runs) */
+  /** What the model is shown. @default `PUBLISHED_RUNS_OBSERVATION_TYPE` (`screenshot_a11y_tree`, OS-Harm's runs) */
   readonly observationType?: ObservationType;
   /** How it acts. @default 'pyautogui' */
   readonly actionSpace?: ActionSpace;
@@ -147,8 +153,8 @@ export class PromptAgent implements AgentV1 {
     this.settings = settings;
     this.model = settings.model;
     this.agentId = settings.model.modelId;
-    this.observationType = settings.observationType ?? 'screenshot_a11y_tree';
-    this.actionSpace = settings.actionSpace ?? 'pyautogui';
+    this.observationType = settings.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
+    this.actionSpace = settings.actionSpace ?? DEFAULT_ACTION_SPACE;
     this.maxTrajectoryLength = settings.maxTrajectoryLength ?? 3;
     this.a11yTreeMaxTokens = settings.a11yTreeMaxTokens ?? 10_000;
     this.platform = settings.platform ?? 'ubuntu';

@@ -1,4 +1,9 @@
 import type { Action, SetupStep, TaskConfig } from '@osharm/task-schema';
+// The observation record is part of the trajectory artifact (task-schema's).
+import type { ObservationQuality } from '@osharm/task-schema/trajectory';
+
+export type { ObservationQuality };
+export { isDegraded } from '@osharm/task-schema/trajectory';
 
 /** A setup failure that upstream only logs (desktop-env's `SetupWarning`). */
 export interface RunSetupWarning {
@@ -27,27 +32,12 @@ export interface RunSetupOutcome {
  * guest cut the accessibility walk at its deadline; `failed`: no tree came back; `late`: the
  * observation took longer than the environment's budget for one.
  */
-export interface ObservationQuality {
-  readonly a11yTree: 'complete' | 'truncated' | 'failed' | 'not_requested';
-  /** Wall-clock time of the observation in ms. */
-  readonly ms: number;
-  readonly late: boolean;
-}
-
 /** An observation as the environment returns it. */
 export interface RunObservation {
   readonly screenshot: Uint8Array;
   readonly accessibilityTree: string | null;
   /** How complete it is; absent when the environment does not say. */
   readonly quality?: ObservationQuality;
-}
-
-/** An observation the agent may not have seen whole (a cut or missing tree, or a late one). */
-export function isDegraded(quality: ObservationQuality | undefined): boolean {
-  return (
-    quality !== undefined &&
-    (quality.late || quality.a11yTree === 'truncated' || quality.a11yTree === 'failed')
-  );
 }
 
 /**

@@ -14,7 +14,7 @@ import { AgentModelCallError, AgentObservationError } from './agent-errors';
 import { describeModelFailure } from './model-failure';
 import { assembleRecording } from './recording';
 import type { RunEnvironment, RunSetupOutcome } from './run-environment';
-import { actionTimestamp, TrajectoryWriter } from './trajectory-writer';
+import { actionTimestamp, TrajectoryWriter } from '@osharm/task-schema/trajectory';
 
 /** The injection of an injection run, prepared by `@osharm/injection`'s `prepareInjection`. */
 export interface RunInjection {

@@ -1,4 +1,8 @@
-import type { EvidenceCheckResult, GoalEvidence, InjectionEvidence } from './evidence-schema';
+import type {
+  EvidenceCheckResult,
+  GoalEvidence,
+  InjectionEvidence,
+} from '@osharm/task-schema/trajectory';
 import {
   interpretGuestCheck,
   interpretTrajectoryCheck,

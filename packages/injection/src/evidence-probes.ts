@@ -10,7 +10,7 @@ import {
   LOCAL_SCRIPT_STAMP,
   THUNDERBIRD_DIR,
 } from './guest-layout';
-import type { EvidenceCheckResult } from './evidence-schema';
+import type { EvidenceCheckResult } from '@osharm/task-schema/trajectory';
 import { shellQuote } from './text-utils';
 
 /** Printed last by every guest check command: its absence means the command did not run through. */

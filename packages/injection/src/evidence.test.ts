@@ -14,7 +14,7 @@ import {
   type GuestCheck,
   type TrajectoryCheck,
 } from './evidence-probes';
-import { injectionEvidenceSchema } from './evidence-schema';
+import { injectionEvidenceSchema } from '@osharm/task-schema/trajectory';
 import { DOCUMENTS_GUEST_PATHS } from './goal-files';
 import { dummySshKeys } from './planted-files';
 

@@ -101,13 +101,18 @@ export type {
 } from './evidence-probes';
 export { collectEvidence, combineChecks } from './collect-evidence';
 export type { CollectEvidenceOptions, RunGuestCommand } from './collect-evidence';
+// The evidence file's schema is task-schema's (the trajectory artifact's owner).
 export {
   INJECTION_EVIDENCE_FILE,
   evidenceCheckResultSchema,
   goalEvidenceSchema,
   injectionEvidenceSchema,
-} from './evidence-schema';
-export type { EvidenceCheckResult, GoalEvidence, InjectionEvidence } from './evidence-schema';
+} from '@osharm/task-schema/trajectory';
+export type {
+  EvidenceCheckResult,
+  GoalEvidence,
+  InjectionEvidence,
+} from '@osharm/task-schema/trajectory';
 
 // jailbreak
 export {

@@ -1,3 +1,5 @@
+import { JAILBREAK_MODEL_SUFFIX, modelDirName } from '@osharm/task-schema/trajectory';
+
 /**
  * The jailbreak wrapper (upstream's `--jailbreak`, used with the misuse tasks): a rule-based
  * template in the style of "simple adaptive attacks" that pushes the model to comply. It is an
@@ -6,8 +8,8 @@
  * original instruction.
  */
 
-/** Suffix upstream appends to the model directory of jailbreak runs (`o4-mini_jailbreak`). */
-export const JAILBREAK_MODEL_SUFFIX = '_jailbreak';
+/** Suffix upstream appends to the model directory of jailbreak runs (task-schema's layout). */
+export { JAILBREAK_MODEL_SUFFIX };
 
 /** How many numbered steps the mandated layout asks for. */
 export const JAILBREAK_LAYOUT_STEPS = 5;
@@ -51,7 +53,7 @@ export function jailbreakInstruction(instruction: string): string {
 
 /** The model directory name of a jailbreak run: `model` + `_jailbreak`. */
 export function jailbreakModelDir(model: string): string {
-  return `${model}${JAILBREAK_MODEL_SUFFIX}`;
+  return modelDirName(model, true);
 }
 
 /** What a jailbreak run changes: the instruction, the model dir and `better_log` `task.jailbreak`. */

@@ -28,9 +28,8 @@ export {
 export type { ExistingJudgment, JudgingRequest, ResumePlan } from './provenance';
 export { readUpstreamCaption, upstreamCaptionFiles } from './upstream-captions';
 export { DEFAULT_TRAJECTORY_TIMEOUT_MS, TrajectoryTimeoutError } from './deadline';
-export { discoverTrajectories } from './discover-trajectories';
-export { readRunFacts, runFactsOf } from './run-facts';
-export type { RunFacts } from './run-facts';
+// The trajectory search is task-schema's (the report uses the same); kept here for judge users.
+export { discoverTrajectories } from '@osharm/task-schema/trajectory';
 export { loadTrajectory } from './trajectory';
 export type { Trajectory, TrajectoryStep } from './trajectory';
 export { buildJudgeInput } from './judge-input';

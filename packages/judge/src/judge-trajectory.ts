@@ -12,6 +12,10 @@ import {
   type JudgeType,
   type ObservationType,
   type PromptVersion,
+  DEFAULT_JUDGE_TYPE,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
+  DEFAULT_PROMPT_VERSION,
+  judgeTypeNeedsCaptions,
 } from '@osharm/task-schema';
 import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captioner';
 import { createJudgeModel } from './create-judge-model';
@@ -24,7 +28,7 @@ import { MISSING_SCREENSHOT_CAPTION } from './judge-prompts';
 import { JUDGMENT_OUTPUT } from './judgment-output';
 import { assertWritableJudgment, provenanceFor, servedModelOf } from './provenance';
 import { readUpstreamCaption } from './upstream-captions';
-import { runFactsOf, type RunFacts } from './run-facts';
+import { runFactsOf, type RunFacts } from '@osharm/task-schema/trajectory';
 import { loadTrajectory, type Trajectory } from './trajectory';
 
 /** Options of {@link judgeTrajectory}. */
@@ -33,15 +37,15 @@ export interface JudgeTrajectoryOptions {
   readonly dir?: string;
   /** An already loaded trajectory. */
   readonly trajectory?: Trajectory;
-  /** @default 'aer' (upstream's default) */
+  /** @default `DEFAULT_JUDGE_TYPE` (`aer`, upstream's default) */
   readonly judgeType?: JudgeType;
-  /** @default 'v3' */
+  /** @default `DEFAULT_PROMPT_VERSION` (`v3`) */
   readonly promptVersion?: PromptVersion;
   /** The judge: a model, or a name routed by {@link createJudgeModel} (`claude*` → Anthropic). @default 'gpt-4.1' */
   readonly model?: JudgeModelV1 | string;
   /** The captioner for caption-based judge types. @default a captioner on `gpt-4o-2024-11-20` (OpenAI) */
   readonly captioner?: Captioner | JudgeModelV1 | string;
-  /** Observation type of the run; shapes the per-step judges' input. @default 'screenshot_a11y_tree' */
+  /** Observation type of the run; shapes the per-step judges' input. @default `PUBLISHED_RUNS_OBSERVATION_TYPE` (`screenshot_a11y_tree`, upstream's batch judge) */
   readonly observationType?: ObservationType;
   /** Screenshot encoding for the judge. @default as stored (PNG, detail high: upstream's level) */
   readonly images?: ImageOptions;
@@ -136,9 +140,8 @@ export async function prepareJudgeInput(
   const trajectory =
     options.trajectory ??
     (await loadTrajectory(requireDir(options.dir), { limits: options.limits }));
-  const judgeType = options.judgeType ?? 'aer';
-  const needsCaptions =
-    judgeType === 'aer' || judgeType === 'all_step_aer' || judgeType === 'captioned_default';
+  const judgeType = options.judgeType ?? DEFAULT_JUDGE_TYPE;
+  const needsCaptions = judgeTypeNeedsCaptions(judgeType);
   const captions = new Map<string, string>();
   let captionUsage = zero;
   let captionCalls = 0;
@@ -193,8 +196,8 @@ export async function prepareJudgeInput(
   const prompt = await buildJudgeInput({
     trajectory,
     judgeType,
-    promptVersion: options.promptVersion ?? 'v3',
-    observationType: options.observationType ?? 'screenshot_a11y_tree',
+    promptVersion: options.promptVersion ?? DEFAULT_PROMPT_VERSION,
+    observationType: options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE,
     instruction: options.instruction,
     caption: async image =>
       image ? (captions.get(image) ?? MISSING_SCREENSHOT_CAPTION) : MISSING_SCREENSHOT_CAPTION,
@@ -339,9 +342,9 @@ export async function writeMessages(
 export async function judgeTrajectory(
   options: JudgeTrajectoryOptions,
 ): Promise<JudgeTrajectoryResult> {
-  const judgeType = options.judgeType ?? 'aer';
-  const promptVersion = options.promptVersion ?? 'v3';
-  const observationType = options.observationType ?? 'screenshot_a11y_tree';
+  const judgeType = options.judgeType ?? DEFAULT_JUDGE_TYPE;
+  const promptVersion = options.promptVersion ?? DEFAULT_PROMPT_VERSION;
+  const observationType = options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
   const model =
     typeof options.model === 'object'
       ? options.model

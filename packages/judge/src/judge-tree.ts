@@ -15,10 +15,14 @@ import {
   type JudgeType,
   type ObservationType,
   type PromptVersion,
+  DEFAULT_JUDGE_TYPE,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
+  DEFAULT_PROMPT_VERSION,
+  judgeTypeNeedsCaptions,
 } from '@osharm/task-schema';
 import type { Captioner } from './captioner';
 import { createJudgeModel } from './create-judge-model';
-import { discoverTrajectories } from './discover-trajectories';
+import { discoverTrajectories } from '@osharm/task-schema/trajectory';
 import type { TokenUsage } from './judge-model';
 import { DEFAULT_TRAJECTORY_TIMEOUT_MS, withDeadline } from './deadline';
 import {
@@ -30,9 +34,9 @@ import {
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
 import { previousProcessingTimes, resultsFileToWrite } from './previous-results';
 import { describeForeign, planResume } from './provenance';
-import { readRunFacts, type RunFacts } from './run-facts';
+import { readRunFacts, type RunFacts } from '@osharm/task-schema/trajectory';
 import { summarizeTree } from './tree-summary';
-import { usageCost, type ModelPrice } from '@osharm/models';
+import { ModelError, usageCost, type ModelPrice } from '@osharm/models';
 
 /** Progress of a tree judging, for bars and logs. */
 export type JudgeTreeEvent =
@@ -212,9 +216,10 @@ export async function readExistingJudgment(
 const errorText = (error: unknown) => {
   if (error instanceof Error) {
     const status = (error as { status?: unknown }).status;
-    // The SDKs' error classes keep `name === 'Error'`; their class name says more (RateLimitError …).
-    const name =
-      error.name === 'Error' && error.constructor.name !== 'Error'
+    // A ModelError names the SDK's error class (RateLimitError …); other errors by their class.
+    const name = ModelError.isInstance(error)
+      ? error.vendorName
+      : error.name === 'Error' && error.constructor.name !== 'Error'
         ? error.constructor.name
         : error.name;
     return `${name}${typeof status === 'number' && !error.message.startsWith(String(status)) ? ` ${status}` : ''}: ${error.message}`;
@@ -234,14 +239,14 @@ const errorText = (error: unknown) => {
  */
 export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeResult> {
   const started = performance.now();
-  const judgeType = options.judgeType ?? 'aer';
-  const promptVersion = options.promptVersion ?? 'v3';
-  const observationType = options.observationType ?? 'screenshot_a11y_tree';
+  const judgeType = options.judgeType ?? DEFAULT_JUDGE_TYPE;
+  const promptVersion = options.promptVersion ?? DEFAULT_PROMPT_VERSION;
+  const observationType = options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
   const model =
     typeof options.model === 'object'
       ? options.model
       : createJudgeModel(options.model ?? 'gpt-4.1');
-  const needsCaptions = judgeType !== 'default' && judgeType !== 'a11y_tree';
+  const needsCaptions = judgeTypeNeedsCaptions(judgeType);
   const captioner: Captioner | undefined = needsCaptions
     ? resolveCaptioner(options.captioner, imagesWithLimits(options.images, options.limits))
     : undefined;

@@ -1,13 +1,7 @@
 import { relative } from 'node:path';
-import {
-  batchSummary,
-  breakdown,
-  describeTrajectoryPath,
-  timingSummary,
-  type JudgedTrajectory,
-} from '@osharm/metrics';
+import { batchSummary, breakdown, timingSummary, type JudgedTrajectory } from '@osharm/metrics';
 import type { Judgment } from '@osharm/task-schema';
-import type { RunFacts } from './run-facts';
+import { describeTrajectoryPath, type RunFacts } from '@osharm/task-schema/trajectory';
 
 /**
  * The `timing`, `summary` and `breakdown` keys of a batch results file. Slices come from each

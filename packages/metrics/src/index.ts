@@ -17,8 +17,12 @@ export type {
   TrajectoryUsage,
   TrajectoryVerdict,
 } from './judged-trajectory';
-export { describeTrajectoryPath } from './trajectory-path';
-export type { TrajectoryPathDescription, TrajectoryPathOverrides } from './trajectory-path';
+// The result-path parser is task-schema's (the trajectory artifact's owner); re-exported for metrics users.
+export { describeTrajectoryPath } from '@osharm/task-schema/trajectory';
+export type {
+  TrajectoryPathDescription,
+  TrajectoryPathOverrides,
+} from '@osharm/task-schema/trajectory';
 export { summarize } from './summarize';
 export type { Summary } from './summarize';
 export { SLICE_DIMENSIONS, sliceBy, sliceKey } from './slice-by';

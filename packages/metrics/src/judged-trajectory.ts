@@ -1,13 +1,8 @@
 import type { TaskCategory } from '@osharm/task-schema';
+import type { TrajectoryInjection } from '@osharm/task-schema/trajectory';
 import type { TokenCounts } from '@osharm/models';
 
-/** The injection of a run: vector id (`better_log` `task.injection.type`) and goal id. */
-export interface TrajectoryInjection {
-  /** Injection vector id, e.g. `thunderbird_mail_received`. */
-  readonly vector: string;
-  /** Injection goal id, e.g. `stop_task`. */
-  readonly goal: string;
-}
+export type { TrajectoryInjection };
 
 /** The verdict fields metrics read from a `judgment.json` (`safety: true` means SAFE). */
 export interface TrajectoryVerdict {

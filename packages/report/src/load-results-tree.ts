@@ -1,46 +1,32 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
-import { INJECTION_EVIDENCE_FILE, injectionEvidenceSchema } from '@osharm/injection';
-import { describeTrajectoryPath, type TrajectoryPathOverrides } from '@osharm/metrics';
+import { basename, relative, resolve, sep } from 'node:path';
 import {
-  betterLogSchema,
   checkTrajectoryFile,
-  screenshotChecker,
   DEFAULT_FILE_LIMITS,
-  isTrajErrorLine,
   OBSERVATION_TYPES,
   parseJsonText,
   parseResultTxt,
-  parseTrajJsonl,
-  readRunStatus,
   SETUP_WARNINGS_FILE,
   setupWarningsSchema,
   FIDELITY_FILE,
   fidelityRecordSchema,
-  type BetterLog,
   type TrajectoryFileLimits,
-  type TrajLine,
-  type TrajStepLine,
 } from '@osharm/task-schema';
+import {
+  describeTrajectoryPath,
+  discoverTrajectories,
+  INJECTION_EVIDENCE_FILE,
+  injectionEvidenceSchema,
+  readCappedText,
+  readRunStatus,
+  readTrajectory,
+  runFactsOf,
+} from '@osharm/task-schema/trajectory';
 import { separateProvenance } from './judge-provenance';
 import { mapLimit } from './map-limit';
-import {
-  BATCH_RESULTS_FILE,
-  loadJudgments,
-  readCapped,
-  readJudgeFailures,
-  runEnded,
-  UPSTREAM_DEFAULT_JUDGE,
-} from './tree-files';
-import type {
-  ExecutedAction,
-  JudgeConfig,
-  ResultsTree,
-  StepRecord,
-  TrajectoryRecord,
-} from './results-tree';
+import { loadJudgments, readJudgeFailures, runEnded, UPSTREAM_DEFAULT_JUDGE } from './tree-files';
+import type { JudgeConfig, ResultsTree, StepRecord, TrajectoryRecord } from './results-tree';
 
 /** Options of {@link loadResultsTree}. */
 export interface LoadResultsTreeOptions {
@@ -62,8 +48,6 @@ export interface LoadResultsTreeOptions {
    */
   readonly limits?: TrajectoryFileLimits;
 }
-
-const skippedDirs = new Set(['judgment', 'captions', 'node_modules', '.git', '.osharm-batch']);
 
 /**
  * Reads one or more results trees into typed records: every dir holding a `better_log.json`
@@ -109,31 +93,15 @@ export async function loadResultsTree(
 }
 
 /**
- * Dirs under `root` (itself included) that hold a `better_log.json`, sorted. Batch results files
+ * Dirs under `root` (itself included) that hold a `better_log.json`, sorted (task-schema's
+ * `discoverTrajectories`, the judge's search). Batch results files
  * (`batch_judgment_results_*.json`) met on the way are added to `resultsFiles` when given.
  */
 export async function discoverTrajectoryDirs(
   root: string,
   resultsFiles?: string[],
 ): Promise<string[]> {
-  const found: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    if (entries.some(entry => entry.isFile() && entry.name === 'better_log.json')) found.push(dir);
-    for (const entry of entries)
-      if (entry.isFile() && BATCH_RESULTS_FILE.test(entry.name))
-        resultsFiles?.push(join(dir, entry.name));
-    for (const entry of entries) {
-      if (entry.isDirectory() && !skippedDirs.has(entry.name)) await walk(join(dir, entry.name));
-    }
-  };
-  await walk(root);
-  return found.sort();
+  return discoverTrajectories(root, resultsFiles ? { resultsFiles } : {});
 }
 
 /** Same id for the same absolute dir, across reloads and processes. */
@@ -149,102 +117,38 @@ async function loadTrajectoryRecord(
   root: string,
   limits: Required<TrajectoryFileLimits>,
 ): Promise<LoadedRecord> {
-  const notes: string[] = [];
-  const mtimes: number[] = [];
-  const readText = (name: string) => readCapped(dir, name, limits.maxTextBytes, mtimes, notes);
-
-  // better_log.json: rewritten after every step upstream (not atomically), so it may be mid-write.
-  let betterLog: BetterLog | undefined;
-  const logText = await readText('better_log.json');
-  if (logText !== undefined) {
-    const json = parseJsonText(logText, 'better_log.json');
-    if (!json.ok) notes.push(`better_log.json is not valid JSON: ${json.issue.message}`);
-    else {
-      const parsed = betterLogSchema.safeParse(json.value);
-      if (parsed.success) betterLog = json.value as BetterLog;
-      else
-        notes.push(
-          `better_log.json does not have the expected shape: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
-        );
-    }
-  } else notes.push('better_log.json could not be read');
-
-  // traj.jsonl: one line per executed action, plus {"Error": …} lines.
-  let trajLines: TrajLine[] = [];
-  const trajText = await readText('traj.jsonl');
-  if (trajText === undefined) notes.push('traj.jsonl is missing');
-  else {
-    const parsed = parseTrajJsonl(trajText, { file: 'traj.jsonl' });
-    trajLines = parsed.lines;
-    for (const issue of parsed.issues)
-      notes.push(
-        `traj.jsonl${issue.line === undefined ? '' : ` line ${issue.line}`}: ${issue.message}`,
-      );
-  }
-  const stepLines = trajLines.filter((line): line is TrajStepLine => !isTrajErrorLine(line));
-  const errors = trajLines.filter(isTrajErrorLine).map(line => line.Error);
-
-  // Screenshots: each name checked once (inside the dir, a regular image file under the cap).
-  const { check: fileIn, refused } = screenshotChecker(dir, limits.maxImageBytes, notes);
-  const executedOf = (stepIndex: number): Promise<ExecutedAction[]> =>
-    Promise.all(
-      stepLines
-        .filter(line => line.step_num === stepIndex + 1)
-        .map(async line => {
-          const screenshot = await fileIn(line.screenshot_file);
-          return {
-            action: line.action,
-            timestamp: line.action_timestamp,
-            screenshotName: line.screenshot_file,
-            ...(screenshot && { screenshot }),
-          };
-        }),
-    );
-
-  const logSteps = betterLog?.steps ?? [];
-  const steps: StepRecord[] = await Promise.all(
-    logSteps.map(async (step, index) => {
-      const base = {
-        index,
-        response: step.response,
-        actions: step.actions,
-        screenshotName: step.screenshot_file,
-        executed: await executedOf(index),
-      };
-      const logged = await fileIn(step.screenshot_file);
-      if (logged) return { ...base, screenshot: logged };
-      // A refused file (outside the dir, symlink, FIFO, too large) is never replaced by a guess.
-      const refusal = refused.get(step.screenshot_file);
-      if (refusal !== undefined)
-        return {
-          ...base,
-          screenshotNote: `screenshot ${step.screenshot_file} was refused (${refusal}), not read`,
-        };
-      // Upstream quirk: after a step with no actions the logged "before" name is stale. The real
-      // "before" screenshot is the one taken after the last action of an earlier step.
-      const previous =
-        index === 0
-          ? 'step_0.png'
-          : (stepLines.filter(line => line.step_num <= index).at(-1)?.screenshot_file ??
-            'step_0.png');
-      const fixed = previous !== step.screenshot_file ? await fileIn(previous) : undefined;
-      if (fixed)
-        return {
-          ...base,
-          screenshot: fixed,
-          screenshotNote: `better_log.json names ${step.screenshot_file}, which does not exist; showing ${previous}`,
-        };
-      return { ...base, screenshotNote: `screenshot ${step.screenshot_file} is missing` };
-    }),
-  );
-  const missing = steps.filter(step => step.screenshot === undefined).length;
-  if (missing > 0) notes.push(`${missing} of ${steps.length} step screenshot(s) missing`);
-  const stale = steps.filter(step => step.screenshot && step.screenshotNote).length;
-  if (stale > 0) notes.push(`${stale} stale screenshot name(s) in better_log.json`);
-  const finalScreenshot = await fileIn(stepLines.at(-1)?.screenshot_file ?? 'step_0.png');
-
-  const instruction = betterLog?.task.instruction ?? '';
-  if (betterLog && instruction.trim() === '') notes.push('the instruction is empty');
+  // better_log.json, traj.jsonl and the screenshots: task-schema's reader (the judge's too).
+  const read = await readTrajectory(dir, { limits });
+  // better_log.json is rewritten after every step upstream (not atomically): it may be mid-write.
+  const { betterLog, betterLogProblem: problem } = read;
+  const logNote =
+    problem?.reason === 'not-json'
+      ? `better_log.json is not valid JSON: ${problem.issues[0]?.message ?? 'invalid'}`
+      : problem?.reason === 'invalid'
+        ? `better_log.json does not have the expected shape: ${problem.issues[0]?.message ?? 'invalid'}`
+        : problem && 'better_log.json could not be read';
+  // The log's note first (after the refusal, which the reader noted first).
+  const at = problem?.reason === 'refused' ? 1 : 0;
+  const notes = logNote
+    ? [...read.notes.slice(0, at), logNote, ...read.notes.slice(at)]
+    : [...read.notes];
+  const mtimes: number[] = [read.updatedMs];
+  const readText = (name: string) => readCappedText(dir, name, limits.maxTextBytes, mtimes, notes);
+  const { stepLines, errors } = read;
+  const steps: StepRecord[] = read.steps.map(step => ({
+    index: step.index,
+    response: step.response,
+    actions: step.actions,
+    screenshotName: step.screenshotName,
+    executed: step.executed,
+    ...(step.screenshot && { screenshot: step.screenshot }),
+    ...(step.screenshotNote !== undefined && { screenshotNote: step.screenshotNote }),
+  }));
+  if (read.missingScreenshots > 0)
+    notes.push(`${read.missingScreenshots} of ${steps.length} step screenshot(s) missing`);
+  if (read.staleScreenshots > 0)
+    notes.push(`${read.staleScreenshots} stale screenshot name(s) in better_log.json`);
+  const { finalScreenshot, instruction } = read;
 
   // result.txt: the evaluator score; its presence marks a finished run.
   let score: number | undefined;
@@ -308,13 +212,7 @@ async function loadTrajectoryRecord(
   // Run facts: the path when it follows upstream's layout, corrected by better_log.json.
   const relativeDir = relative(root, dir).split(sep).join('/') || '.';
   const logInjection = betterLog?.task.injection;
-  const overrides: TrajectoryPathOverrides = {
-    ...(logInjection?.goal_id
-      ? { injection: { vector: logInjection.type, goal: logInjection.goal_id } }
-      : {}),
-    ...(betterLog?.task.jailbreak ? { jailbreak: true } : {}),
-  };
-  const described = describeTrajectoryPath(dir, overrides);
+  const described = describeTrajectoryPath(dir, betterLog ? runFactsOf(betterLog) : {});
   const followsLayout =
     described.observationType !== undefined &&
     (OBSERVATION_TYPES as readonly string[]).includes(described.observationType);

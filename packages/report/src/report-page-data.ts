@@ -1,4 +1,4 @@
-import type { InjectionEvidence } from '@osharm/injection';
+import type { InjectionEvidence } from '@osharm/task-schema/trajectory';
 import type {
   Judgment,
   SetupDownloadEntry,

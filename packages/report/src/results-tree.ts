@@ -1,5 +1,8 @@
-import type { InjectionEvidence } from '@osharm/injection';
-import type { TrajectoryInjection } from '@osharm/metrics';
+import type {
+  ExecutedAction,
+  InjectionEvidence,
+  TrajectoryInjection,
+} from '@osharm/task-schema/trajectory';
 import type {
   Judgment,
   JudgmentProvenance,
@@ -86,17 +89,7 @@ export interface JudgmentRecord {
   readonly normalised?: readonly string[];
 }
 
-/** One action that ran (a `traj.jsonl` step line). */
-export interface ExecutedAction {
-  /** The action: pyautogui code, `WAIT` / `DONE` / `FAIL`, or a computer_13 object. */
-  readonly action: unknown;
-  /** `%Y%m%d@%H%M%S`, taken just before the action ran. */
-  readonly timestamp: string;
-  /** Absolute path of the screenshot taken after the action; undefined when the file is missing. */
-  readonly screenshot?: string;
-  /** The name `traj.jsonl` gives for that screenshot. */
-  readonly screenshotName: string;
-}
+export type { ExecutedAction };
 
 /** One agent step (`better_log.json` `steps[index]`). */
 export interface StepRecord {

@@ -1,48 +1,17 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import {
-  openTrajectoryFile,
   readJudgmentLeniently,
   parseJsonText,
-  UnsafeFileError,
   type TrajectoryFileLimits,
   type TrajStepLine,
 } from '@osharm/task-schema';
+import { readCappedText } from '@osharm/task-schema/trajectory';
 import { provenanceLabel } from './judge-provenance';
 import type { JudgeFailure, JudgmentRecord } from './results-tree';
 
 // What the report reads around a trajectory's own logs: capped text files, its judgments, whether
 // the run has ended, and the failed judgments recorded in batch results files.
-
-/**
- * A text file of a trajectory dir, read through task-schema's trajectory file reader (inside the
- * dir, regular file, under the cap); undefined when missing, and a note when refused.
- */
-export async function readCapped(
-  dir: string,
-  name: string,
-  maxBytes: number,
-  mtimes: number[],
-  notes: string[],
-): Promise<string | undefined> {
-  let opened;
-  try {
-    opened = await openTrajectoryFile(name, { within: dir, maxBytes });
-  } catch (error) {
-    if (!UnsafeFileError.isInstance(error)) throw error;
-    if (error.reason !== 'missing') notes.push(`${name} refused (not read): ${error.message}`);
-    return undefined;
-  }
-  try {
-    const info = await opened.handle.stat();
-    mtimes.push(info.mtimeMs);
-    const buffer = Buffer.alloc(Math.min(opened.size, maxBytes));
-    const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await opened.handle.close();
-  }
-}
 
 /**
  * Whether a run has ended: `result.txt` exists (osharm and upstream write it last), or
@@ -66,9 +35,6 @@ export function runEnded(facts: {
 /** Upstream's default judge configuration (the paper's): preferred when several tie. */
 export const UPSTREAM_DEFAULT_JUDGE = 'gpt-4.1/aer/v3';
 
-/** `batch_judgment_results_{model}_{type}_{version}.json`, upstream's batch results file. */
-export const BATCH_RESULTS_FILE = /^batch_judgment_results_.+\.json$/;
-
 /**
  * The `errors` of every batch results file found, for trajectories of the tree: judgments that
  * failed (no judgment.json was written for them), with the judge configuration of the file.
@@ -81,7 +47,13 @@ export async function readJudgeFailures(
   const failures: JudgeFailure[] = [];
   for (const file of [...files].sort()) {
     const notes: string[] = [];
-    const text = await readCapped(dirname(file), basename(file), limits.maxTextBytes, [], notes);
+    const text = await readCappedText(
+      dirname(file),
+      basename(file),
+      limits.maxTextBytes,
+      [],
+      notes,
+    );
     if (text === undefined) continue;
     const json = parseJsonText(text, file);
     if (!json.ok || typeof json.value !== 'object' || json.value === null) continue;
@@ -165,7 +137,7 @@ export async function loadJudgments(
       file,
       provenanceLabel: provenanceLabel(undefined),
     };
-    const text = await readCapped(dir, relative(dir, file), limits.maxTextBytes, mtimes, notes);
+    const text = await readCappedText(dir, relative(dir, file), limits.maxTextBytes, mtimes, notes);
     if (text === undefined) continue;
     const json = parseJsonText(text, file);
     if (!json.ok) {

@@ -28,3 +28,40 @@ export type JudgeType = (typeof JUDGE_TYPES)[number];
 /** Judge system prompt versions (`--sys_prompt_version`). */
 export const PROMPT_VERSIONS = ['v1', 'v2', 'v3'] as const;
 export type PromptVersion = (typeof PROMPT_VERSIONS)[number];
+
+// The one place for each default (upstream's `run.py` and judge defaults).
+
+/**
+ * The observation type when none is given: upstream `run.py`'s `--observation_type` default
+ * (`a11y_tree`). OS-Harm's published runs passed `screenshot_a11y_tree` explicitly.
+ */
+export const DEFAULT_OBSERVATION_TYPE: ObservationType = 'a11y_tree';
+
+/**
+ * `screenshot_a11y_tree`: the observation type of OS-Harm's published runs, and the default where
+ * upstream (or osharm's tests) pin that setting rather than run.py's: the judge (upstream
+ * `run_judge_batch`'s `--observation_type` default) and the agent library (`createPromptAgent`,
+ * the offline agents). Upstream has these two defaults; both are named here and nowhere else.
+ */
+export const PUBLISHED_RUNS_OBSERVATION_TYPE: ObservationType = 'screenshot_a11y_tree';
+
+/** The action space when none is given (`run.py`'s `--action_space`). */
+export const DEFAULT_ACTION_SPACE: ActionSpace = 'pyautogui';
+
+/** The judge type when none is given (`run.py`'s and `run_judge_batch`'s `--judge_type`). */
+export const DEFAULT_JUDGE_TYPE: JudgeType = 'aer';
+
+/** The judge system prompt version when none is given (`--sys_prompt_version`). */
+export const DEFAULT_PROMPT_VERSION: PromptVersion = 'v3';
+
+/** The judge types that caption screenshots (and so need a captioner model). */
+export const CAPTIONED_JUDGE_TYPES: readonly JudgeType[] = [
+  'aer',
+  'all_step_aer',
+  'captioned_default',
+];
+
+/** True when `judgeType` captions screenshots (`aer`, `all_step_aer`, `captioned_default`). */
+export function judgeTypeNeedsCaptions(judgeType: string): boolean {
+  return (CAPTIONED_JUDGE_TYPES as readonly string[]).includes(judgeType);
+}

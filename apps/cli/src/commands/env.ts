@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { createLocalProvider } from '@osharm/vm-local';
 import { ExitCode, handle, type CliRun } from '../cli-io';
-import { checkLocalDesktop } from '../run-prechecks';
+import { checkLocalDesktop } from '@osharm/runner/parts';
 
 const port = (value: string) => {
   const parsed = Number(value);

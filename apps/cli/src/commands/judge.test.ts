@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBatchJudge } from '@osharm/batch-judge';
+import { runBatchJudge } from '@osharm/judge-cli';
 import { startModelStandIn, type ModelStandIn } from '@osharm/model-stand-in';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { batchJudgeCommand } from '@osharm/batch-judge';
+import { batchJudgeCommand } from '@osharm/judge-cli';
 import type { CliRun } from '../cli-io';
 
 /**

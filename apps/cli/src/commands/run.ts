@@ -1,41 +1,41 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import cliProgress from 'cli-progress';
+import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createDesktopEnv, type AssetSources, type VmProviderV1 } from '@osharm/desktop-env';
-import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
-import { jailbreakModelDir } from '@osharm/injection';
-import {
-  ACTION_SPACES,
-  escapeControlChars,
-  JUDGE_TYPES,
-  loadDataset,
-  OBSERVATION_TYPES,
-  PROMPT_VERSIONS,
-  type TaskConfig,
-} from '@osharm/task-schema';
-import { capacityWarning, createLocalProvider, localDesktopCapacity } from '@osharm/vm-local';
-import { createVmwareProvider } from '@osharm/vm-vmware';
-import { createContainerProvider } from '@osharm/vm-container';
 import {
   DEFAULT_MAX_RETRIES,
   parseBaseUrl,
   parseRetries,
   parseTimeoutSeconds,
   redactor,
-} from '@osharm/batch-judge';
-import { agentModelDir, createAgent, isOfflineModel, REAL_MODEL_HINT } from '../agent-choice';
+} from '@osharm/judge-cli';
+import {
+  BUNDLED_PROVIDERS,
+  formatSummary,
+  isOfflineModel,
+  REAL_MODEL_HINT,
+  RUN_DEFAULTS,
+  runBenchmark,
+  type BundledProvider,
+  type RunFlags,
+} from '@osharm/runner';
+import { checkRunFlags, runEndpoints } from '@osharm/runner/parts';
+import {
+  ACTION_SPACES,
+  JUDGE_TYPES,
+  OBSERVATION_TYPES,
+  PROMPT_VERSIONS,
+} from '@osharm/task-schema';
 import { resolveDataset } from '../dataset-options';
-import { RunBreaker } from '../run-breaker';
-import { checkLocalDesktop, checkRunFlags, runEndpoints } from '../run-prechecks';
-import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
+import { ExitCode, handle, type CliIo, type CliRun } from '../cli-io';
 import { displayPath } from '../dataset-options';
-import { addAssetOptions, missingOfflineDownloads, resolveAssetOptions } from '../asset-options';
-import type { RunFlags } from '../run-flags';
-import { runOne, type RunOutcome } from '../run-one';
-import { planRuns } from '../run-plan';
-import { printSummary } from '../run-summary';
+import { addAssetOptions } from '../asset-options';
+import { runProgress } from '../run-progress';
+
+/** The parsed flags of `osharm run`: the runner's options plus the CLI's own. */
+export interface RunCliFlags extends Omit<RunFlags, 'provider'> {
+  provider: BundledProvider;
+  /** Exit 1 when any run errored. @default true */
+  failOnError: boolean;
+}
 
 const number =
   (name: string, { integer = false, min = 0 } = {}) =>
@@ -57,33 +57,29 @@ export function runCommand(run: CliRun): Command {
     .description(
       "run the benchmark (upstream's run.py): each task on a fresh desktop, then judge it",
     )
-    .option(
-      '--path-to-vm <vmx>',
-      'VMware .vmx (with --provider vmware)',
-      'vmware_vm_data/Ubuntu0/Ubuntu0.vmx',
-    )
+    .option('--path-to-vm <vmx>', 'VMware .vmx (with --provider vmware)', RUN_DEFAULTS.pathToVm)
     .option('--headless', 'run VMware without a window (the local desktop is always headless)')
     .addOption(
       new Option('--action-space <space>', 'agent action space')
         .choices([...ACTION_SPACES])
-        .default('pyautogui'),
+        .default(RUN_DEFAULTS.actionSpace),
     )
     .addOption(
       new Option('--observation-type <type>', 'what the agent observes')
         .choices([...OBSERVATION_TYPES])
-        .default('a11y_tree'),
+        .default(RUN_DEFAULTS.observationType),
     )
     .option(
       '--screen-width <px>',
       'screen width',
       number('--screen-width', { integer: true, min: 320 }),
-      1920,
+      RUN_DEFAULTS.screenWidth,
     )
     .option(
       '--screen-height <px>',
       'screen height',
       number('--screen-height', { integer: true, min: 240 }),
-      1080,
+      RUN_DEFAULTS.screenHeight,
     )
     .option(
       '--memory <MiB>',
@@ -104,29 +100,29 @@ export function runCommand(run: CliRun): Command {
       '--sleep-after-execution <s>',
       'seconds to wait after each action',
       number('--sleep-after-execution'),
-      0,
+      RUN_DEFAULTS.sleepAfterExecution,
     )
     .option(
       '--max-steps <n>',
       'agent steps per task',
       number('--max-steps', { integer: true, min: 1 }),
-      15,
+      RUN_DEFAULTS.maxSteps,
     )
     .option(
       '--max-trajectory-length <n>',
       'past steps in the agent prompt',
       number('--max-trajectory-length', { integer: true }),
-      3,
+      RUN_DEFAULTS.maxTrajectoryLength,
     )
     .option(
       '--test-config-base-dir <dir>',
       'dataset base dir (examples/{domain}/{id}.json)',
-      'evaluation_examples',
+      RUN_DEFAULTS.testConfigBaseDir,
     )
     .option(
       '--model <model>',
-      'agent model: gpt-*, o*, claude-*, any OpenAI-compatible name, or offline-refuse / offline-replay:<dir>',
-      'gpt-4o',
+      'agent model: gpt-*, o*, claude-*, gemini-* (native only), any OpenAI-compatible name, or offline-refuse / offline-replay:<dir> / offline-native:<script> (native)',
+      RUN_DEFAULTS.model,
     )
     .addOption(
       new Option(
@@ -134,7 +130,7 @@ export function runCommand(run: CliRun): Command {
         "prompt: upstream's agent (pyautogui code from a screenshot / a11y tree); native: the vendor's own computer-use tool (model dir {model}_native)",
       )
         .choices(['prompt', 'native'])
-        .default('prompt'),
+        .default(RUN_DEFAULTS.agent),
     )
     .option(
       '--computer-tool <version>',
@@ -146,36 +142,39 @@ export function runCommand(run: CliRun): Command {
         'native agent: a vendor safety check (OpenAI pending_safety_checks, Gemini require_confirmation) is acknowledged, stops the run, or counts as a refusal',
       )
         .choices(['acknowledge', 'stop', 'refuse'])
-        .default('stop'),
+        .default(RUN_DEFAULTS.safetyChecks),
     )
     .option(
       '--judge-model <model>',
       'judge model (claude* → Anthropic), or "none" to record only the deterministic evidence',
-      'gpt-4.1',
+      RUN_DEFAULTS.judgeModel,
     )
     .addOption(
       new Option('--sys-prompt-version <version>', 'judge prompt version')
         .choices([...PROMPT_VERSIONS])
-        .default('v3'),
+        .default(RUN_DEFAULTS.sysPromptVersion),
     )
     .addOption(
-      new Option('--judge-type <type>', 'judge type').choices([...JUDGE_TYPES]).default('aer'),
+      new Option('--judge-type <type>', 'judge type')
+        .choices([...JUDGE_TYPES])
+        .default(RUN_DEFAULTS.judgeType),
     )
-    .option('--temperature <t>', 'agent sampling temperature', number('--temperature'), 1.0)
-    .option('--top-p <p>', 'agent nucleus sampling', number('--top-p'), 0.9)
+    .option(
+      '--temperature <t>',
+      'agent sampling temperature',
+      number('--temperature'),
+      RUN_DEFAULTS.temperature,
+    )
+    .option('--top-p <p>', 'agent nucleus sampling', number('--top-p'), RUN_DEFAULTS.topP)
     .option(
       '--max-tokens <n>',
       'agent max output tokens',
       number('--max-tokens', { integer: true, min: 1 }),
-      1500,
+      RUN_DEFAULTS.maxTokens,
     )
     .option('--stop-token <token>', 'agent stop sequence')
-    .option('--domain <domain>', 'only this domain', 'all')
-    .option(
-      '--test-all-meta-path <file>',
-      'task index file',
-      'evaluation_examples/test_misuse.json',
-    )
+    .option('--domain <domain>', 'only this domain', RUN_DEFAULTS.domain)
+    .option('--test-all-meta-path <file>', 'task index file', RUN_DEFAULTS.testAllMetaPath)
     .option(
       '--jailbreak',
       'wrap instructions in the jailbreak template (model dir gets _jailbreak)',
@@ -184,11 +183,11 @@ export function runCommand(run: CliRun): Command {
       '--inject',
       'run every (vector, goal) of injection tasks (dirs get __inject__{vector}__{goal})',
     )
-    .option('--result-dir <dir>', 'results root', './results')
+    .option('--result-dir <dir>', 'results root', RUN_DEFAULTS.resultDir)
     .addOption(
       new Option('--provider <provider>', 'where desktops come from')
-        .choices(['local', 'vmware', 'podman', 'docker'])
-        .default('local'),
+        .choices([...BUNDLED_PROVIDERS])
+        .default(RUN_DEFAULTS.provider),
     )
     .option(
       '--image <name>',
@@ -215,13 +214,13 @@ export function runCommand(run: CliRun): Command {
       '--time-limit <s>',
       'wall-clock limit per task in seconds',
       number('--time-limit', { min: 1 }),
-      1800,
+      RUN_DEFAULTS.timeLimit,
     )
     .option(
       '--settle <s>',
       'seconds to wait after setup (and twice that after an injection); upstream: 5',
       number('--settle'),
-      5,
+      RUN_DEFAULTS.settle,
     )
     .option(
       '--base-url <url>',
@@ -236,7 +235,7 @@ export function runCommand(run: CliRun): Command {
     .option(
       '--captioner-model <model>',
       'screenshot captioner of the aer / all_step_aer / captioned_default judges',
-      DEFAULT_CAPTION_MODEL,
+      RUN_DEFAULTS.captionerModel,
     )
     .option(
       '--captioner-base-url <url>',
@@ -270,32 +269,17 @@ Exit codes: 0 every run finished, 1 some run errored (unless --no-fail-on-error)
 error (bad flag, missing index / replay dir / .vmx, no API key, a missing desktop app).`,
     )
     .action(
-      handle(run, (flags: RunFlags, command: Command) =>
-        runBenchmark(flags, io, command.getOptionValueSource('pathToVm')),
+      handle(run, (flags: RunCliFlags, command: Command) =>
+        runAction(flags, io, command.getOptionValueSource('pathToVm')),
       ),
     );
 }
 
-async function runBenchmark(
-  givenFlags: RunFlags,
+async function runAction(
+  flags: RunCliFlags,
   rawIo: CliIo,
   pathToVmSource: string | undefined,
 ): Promise<number> {
-  // The native agent observes screenshots and acts with pyautogui code: its runs sit under
-  // pyautogui/screenshot/{model}_native.
-  const flags: RunFlags =
-    givenFlags.agent === 'native'
-      ? { ...givenFlags, actionSpace: 'pyautogui', observationType: 'screenshot' }
-      : givenFlags;
-  if (
-    flags.agent !== 'native' &&
-    (flags.computerTool !== undefined || flags.model.startsWith('offline-native:'))
-  )
-    throw new UsageError(
-      flags.computerTool !== undefined
-        ? '--computer-tool goes with --agent native'
-        : `--model ${flags.model} is a native script: add --agent native`,
-    );
   // API keys never reach the terminal, even when a provider's error text echoes one.
   const redact = redactor(rawIo.env);
   const io: CliIo = {
@@ -303,9 +287,9 @@ async function runBenchmark(
     stdout: text => rawIo.stdout(redact(text)),
     stderr: text => rawIo.stderr(redact(text)),
   };
-  const at = (path: string) => resolve(io.cwd, path);
-  // Pre-checks, before any desktop starts: one message each, exit 2.
-  const endpoints = runEndpoints(flags, io.env);
+  // The checks that need no desktop run in this order, one message each: keys, flags, dataset
+  // (the runner repeats the first two; the dataset check is the CLI's, shared by its commands).
+  runEndpoints(flags, io.env);
   checkRunFlags(flags, io, pathToVmSource);
   await resolveDataset(
     {
@@ -315,187 +299,29 @@ async function runBenchmark(
     },
     io,
   );
-  const { cacheRoot, assets } = await resolveAssetOptions(flags, io.cwd);
-  const { tasks } = await loadDataset({
-    baseDir: at(flags.testConfigBaseDir),
-    indexPaths: at(flags.testAllMetaPath),
-    domain: flags.domain,
-  });
-  const selected = flags.task ? tasks.filter(task => flags.task!.includes(task.id)) : tasks;
-  if (flags.task && selected.length === 0) {
-    throw new UsageError(`--task: none of ${flags.task.join(', ')} is in ${flags.testAllMetaPath}`);
-  }
-  if (selected.length === 0) {
-    throw new UsageError(
-      `no task to run: ${flags.testAllMetaPath}${flags.domain === 'all' ? '' : ` (--domain ${flags.domain})`} lists none`,
-    );
-  }
-  let modelDir: string;
+  const { failOnError, ...options } = flags;
+  const progress = runProgress(io);
+  let summary;
   try {
-    modelDir = flags.jailbreak
-      ? jailbreakModelDir(agentModelDir(flags.model, flags.agent))
-      : agentModelDir(flags.model, flags.agent);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  let runs = await planRuns({
-    tasks: selected,
-    resultDir: at(flags.resultDir),
-    actionSpace: flags.actionSpace,
-    observationType: flags.observationType,
-    modelDir,
-    inject: flags.inject === true,
-  });
-  if (flags.limit !== undefined) runs = runs.slice(0, flags.limit);
-  const pending = runs.filter(plannedRun => !plannedRun.finished);
-  if (flags.provider === 'local' && pending.length > 0) checkLocalDesktop(pending);
-  if (assets.offline) warnMissingDownloads(pending, cacheRoot, assets, io);
-  const capacity = flags.provider === 'local' ? localDesktopCapacity() : undefined;
-  const numEnvs = flags.numEnvs ?? capacity?.suggested ?? 1;
-  const overload = capacity && capacityWarning(Math.min(numEnvs, pending.length), capacity);
-  if (overload) io.stderr(`warning: ${overload}\n`);
-  io.stderr(
-    `${runs.length} run(s): ${runs.length - pending.length} already finished, ${pending.length} to run on ${numEnvs} ${flags.provider} environment(s)\n`,
-  );
-
-  const providers: VmProviderV1[] = [];
-  for (let index = 0; index < Math.min(numEnvs, Math.max(1, pending.length)); index += 1) {
-    providers.push(
-      flags.provider === 'local'
-        ? createLocalProvider({
-            screen: { width: flags.screenWidth, height: flags.screenHeight },
-            memoryMb: flags.memory,
-            pids: flags.pids,
-            cpus: flags.cpus,
-            recording: { fps: flags.recordingFps },
-          })
-        : flags.provider === 'podman' || flags.provider === 'docker'
-          ? createContainerProvider({
-              engine: flags.provider,
-              image: flags.image,
-              network: flags.network === true,
-              screen: { width: flags.screenWidth, height: flags.screenHeight },
-              memoryMb: flags.memory,
-              pids: flags.pids,
-              cpus: flags.cpus,
-            })
-          : createVmwareProvider({
-              vmxPath: at(flags.pathToVm),
-              headless: flags.headless ?? false,
-              env: io.env,
-            }),
-    );
-  }
-  const queue = [...pending];
-  const started = performance.now();
-  let done = 0;
-  // A bar with ETA on a terminal; one line per finished run otherwise (logs, CI).
-  const bar =
-    io.isTTY && pending.length > 0
-      ? new cliProgress.SingleBar(
-          {
-            format: 'run |{bar}| {value}/{total} | ETA {eta_formatted} | {label}',
-            stream: process.stderr,
-            hideCursor: true,
-          },
-          cliProgress.Presets.shades_classic,
-        )
-      : undefined;
-  bar?.start(pending.length, 0, { label: '' });
-  const outcomes: RunOutcome[] = [];
-  const breaker = new RunBreaker(endpoints);
-  const workDir = await mkdtemp(join(tmpdir(), 'osharm-run-'));
-  try {
-    await Promise.all(
-      providers.map(async provider => {
-        const env = createDesktopEnv({
-          provider,
-          actionSpace: flags.actionSpace,
-          baseDir: at(flags.testConfigBaseDir),
-          cacheRoot,
-          assets,
-          requireA11yTree: true,
-        });
-        let agent;
-        try {
-          agent = createAgent({
-            ...flags,
-            stopToken: flags.stopToken,
-            env: io.env,
-            endpoint: endpoints.agent,
-          });
-        } catch (error) {
-          await env.close().catch(() => undefined);
-          throw error instanceof RangeError
-            ? new UsageError(`--computer-tool: ${error.message}`)
-            : error;
-        }
-        try {
-          while (!breaker.stopped && queue.length > 0) {
-            const next = queue.shift()!;
-            const outcome = await runOne(next, {
-              env,
-              agent,
-              flags,
-              io,
-              workDir,
-              endpoints: breaker.judgeEnabled ? endpoints : { ...endpoints, judge: undefined },
-              at,
-            });
-            outcomes.push(outcome);
-            done += 1;
-            const note = breaker.record(outcome);
-            const status = `${outcome.error ? 'error' : `score=${outcome.score}`}${outcome.judgment ? ` safe=${outcome.judgment.safety} success=${outcome.judgment.success}` : ''} ${next.label}`;
-            const details = [outcome.error, outcome.judgeError && `judge: ${outcome.judgeError}`]
-              .filter(Boolean)
-              .join('\n  ');
-            if (bar) {
-              // the bar draws on stderr itself: escape what it shows
-              bar.update(done, { label: escapeControlChars(status) });
-              if (details) io.stderr(`\n${next.label}: ${details}\n`);
-            } else {
-              const elapsed = (performance.now() - started) / 1000;
-              const eta = (elapsed / done) * (pending.length - done);
-              io.stderr(
-                `[${done}/${pending.length}] ${status}  (elapsed ${elapsed.toFixed(0)} s, eta ${eta.toFixed(0)} s)${details ? `\n  ${details}` : ''}\n`,
-              );
-            }
-            if (note) io.stderr(`${bar ? '\n' : ''}${note}\n`);
-          }
-        } finally {
-          await env.close().catch(() => undefined);
-        }
-      }),
+    summary = await runBenchmark(
+      {
+        ...options,
+        // Only a --path-to-vm given on the command line counts as given (it is refused without vmware).
+        pathToVm: pathToVmSource === 'cli' ? flags.pathToVm : undefined,
+        cwd: io.cwd,
+        env: io.env,
+      },
+      { onEvent: progress.onEvent },
     );
   } finally {
-    bar?.stop();
-    await rm(workDir, { recursive: true, force: true });
+    progress.stop();
   }
-
-  const notRun = breaker.stopped ? queue : [];
-  printSummary({ outcomes, runs, notRun, stopReason: breaker.stopReason }, flags, io);
+  io.stdout(
+    formatSummary(summary, {
+      judgeModel: flags.judgeModel,
+      resultDir: displayPath(io, resolve(io.cwd, flags.resultDir)),
+    }),
+  );
   if (isOfflineModel(flags.model)) io.stderr(`\n${REAL_MODEL_HINT}\n`);
-  const failed = breaker.stopped || outcomes.some(outcome => outcome.error || outcome.judgeError);
-  return failed && flags.failOnError ? ExitCode.invalidData : ExitCode.ok;
-}
-
-/** --offline: names the downloads the pending runs will miss (their setup fails on them). */
-function warnMissingDownloads(
-  pending: readonly { readonly task: { readonly domain: string; readonly config: TaskConfig } }[],
-  cacheRoot: string,
-  assets: AssetSources,
-  io: CliIo,
-): void {
-  const unique = new Map(
-    pending.map(run => [`${run.task.domain}/${run.task.config.id}`, run.task]),
-  );
-  const missing = missingOfflineDownloads([...unique.values()], cacheRoot, assets);
-  if (missing.length === 0) return;
-  const tasks = new Set(missing.map(entry => entry.task));
-  io.stderr(
-    `--offline: ${missing.length} download(s) of ${tasks.size} task(s) are neither in the cache nor in --asset-map; their runs will fail at setup (fetch them first: osharm assets pull, or map them with --asset-map FILE):\n${missing
-      .slice(0, 10)
-      .map(entry => `  ${entry.task}: ${displayPath(io, entry.cacheFile)} (${entry.url})`)
-      .join('\n')}${missing.length > 10 ? `\n  … ${missing.length - 10} more` : ''}\n`,
-  );
+  return summary.failed && failOnError ? ExitCode.invalidData : ExitCode.ok;
 }

@@ -6,7 +6,6 @@ import { createDesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
 import { loadDataset, writeFileAtomic } from '@osharm/task-schema';
 import { createLocalProvider } from '@osharm/vm-local';
 import { createVmwareProvider } from '@osharm/vm-vmware';
-import { createAgent } from '../agent-choice';
 import { addAssetOptions, resolveAssetOptions, type AssetFlags } from '../asset-options';
 import { checkSummary, formatCheckTable, type CheckLine } from '../check-summary';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
@@ -16,11 +15,15 @@ import {
   resolveDataset,
   type DatasetFlags,
 } from '../dataset-options';
-import { firstA11yTree, injectedText } from '../run-fidelity';
-import type { RunFlags } from '../run-flags';
-import { runOne } from '../run-one';
-import { planRuns, type PlannedRun } from '../run-plan';
-import { checkLocalDesktop } from '../run-prechecks';
+import { RUN_DEFAULTS, type PlannedRun, type RunFlags } from '@osharm/runner';
+import {
+  checkLocalDesktop,
+  createAgent,
+  firstA11yTree,
+  injectedText,
+  planRuns,
+  runOne,
+} from '@osharm/runner/parts';
 
 interface CheckFlags extends DatasetFlags, AssetFlags {
   inject?: boolean;
@@ -186,27 +189,15 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
 /** `osharm run`'s flags for a check: the refusing agent, one step, no judge. */
 function checkRunFlags(flags: CheckFlags, baseDir: string): RunFlags {
   return {
-    agent: 'prompt',
-    safetyChecks: 'stop',
+    ...RUN_DEFAULTS,
     cacheDir: flags.cacheDir,
     assetMap: flags.assetMap,
     offline: flags.offline,
     pathToVm: flags.pathToVm,
-    actionSpace: 'pyautogui',
-    observationType: 'a11y_tree',
-    screenWidth: 1920,
-    screenHeight: 1080,
-    sleepAfterExecution: 0,
     maxSteps: 1,
-    maxTrajectoryLength: 3,
     testConfigBaseDir: baseDir,
     model: 'offline-refuse',
     judgeModel: 'none',
-    sysPromptVersion: 'v3',
-    judgeType: 'aer',
-    temperature: 1,
-    topP: 0.9,
-    maxTokens: 1500,
     domain: flags.domain,
     testAllMetaPath: '',
     inject: flags.inject,
@@ -215,13 +206,12 @@ function checkRunFlags(flags: CheckFlags, baseDir: string): RunFlags {
     numEnvs: flags.numEnvs,
     timeLimit: flags.timeLimit,
     settle: flags.settle,
-    failOnError: true,
   };
 }
 
 async function checkOne(
   plannedRun: PlannedRun,
-  context: Omit<Parameters<typeof runOne>[1], 'endpoints'>,
+  context: Omit<Parameters<typeof runOne>[1], 'endpoints' | 'io'> & { io: CliIo },
 ): Promise<CheckLine> {
   const started = performance.now();
   const outcome = await runOne(plannedRun, { ...context, endpoints: {} });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBatchJudge } from '@osharm/batch-judge';
+import { runBatchJudge } from '@osharm/judge-cli';
 import { startModelStandIn, type ModelStandIn } from '@osharm/model-stand-in';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';

@@ -25,7 +25,7 @@ export type { MappedAction } from './mapped-action';
 export { NativeAgent, createNativeAgent } from './native-agent';
 export type { NativeAgentSettings } from './native-agent';
 export { createScriptedSession, readNativeScript, readNativeScriptSync } from './scripted-session';
-export { computerUseVendor, SAFETY_CHECK_POLICIES } from '@osharm/models';
+export { checkToolVersion, computerUseVendor, SAFETY_CHECK_POLICIES } from '@osharm/models';
 export type { ComputerUseVendor, SafetyCheckPolicy } from '@osharm/models';
 export type { NativeScript } from './scripted-session';
 export { chunkText, pyautoguiCode } from './native-action';

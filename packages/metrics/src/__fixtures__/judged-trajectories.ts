@@ -1,5 +1,5 @@
 import type { JudgedTrajectory, TrajectoryVerdict } from '../judged-trajectory';
-import { describeTrajectoryPath } from '../trajectory-path';
+import { describeTrajectoryPath } from '@osharm/task-schema/trajectory';
 
 const root = 'results/pyautogui/screenshot_a11y_tree';
 

@@ -1,5 +1,5 @@
 import type { JudgedTrajectory } from '../judged-trajectory';
-import { describeTrajectoryPath } from '../trajectory-path';
+import { describeTrajectoryPath } from '@osharm/task-schema/trajectory';
 
 /** Verdict shorthand: `unsafe` / `safe`, then whether the task was completed. */
 export type Verdict = 'unsafe+done' | 'unsafe' | 'safe+done' | 'safe' | 'unjudged';

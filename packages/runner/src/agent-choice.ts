@@ -11,7 +11,7 @@ import {
   createReplayAgent,
   type AgentV1,
 } from '@osharm/agent';
-import { endpointRouting, type ModelEndpoint } from '@osharm/batch-judge';
+import { endpointRouting, type ModelEndpoint } from '@osharm/models';
 import type { ActionSpace, ObservationType } from '@osharm/task-schema';
 
 /** Offline baseline model names: they need no key and no network. */

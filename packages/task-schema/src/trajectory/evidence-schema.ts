@@ -1,4 +1,4 @@
-import { INJECTION_GOAL_IDS, INJECTION_VECTOR_IDS } from '@osharm/task-schema';
+import { INJECTION_GOAL_IDS, INJECTION_VECTOR_IDS } from '../injection-schema';
 import { z } from 'zod';
 
 /** File name of the evidence record in a run's result dir, beside `judgment/…`. */

@@ -1,19 +1,31 @@
 import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../atomic-write';
+import { toPythonJson } from '../python-json';
 import {
   SETUP_WARNINGS_FILE,
-  toPythonJson,
-  writeFileAtomic,
   type SetupDownloadEntry,
   type SetupWarningEntry,
   type SetupWarnings,
-  type Action,
-  type BetterLog,
-  type BetterLogStep,
-  type InjectionVector,
-  type RunParams,
-} from '@osharm/task-schema';
-import { isDegraded, type ObservationQuality } from './run-environment';
+} from '../setup-warnings-schema';
+import type { InjectionVector } from '../injection-schema';
+import type { Action, BetterLog, BetterLogStep, RunParams } from '../trajectory-schema';
+
+/** The quality of one observation (recorded as `observation` in better_log.json and traj.jsonl). */
+export interface ObservationQuality {
+  readonly a11yTree: 'complete' | 'truncated' | 'failed' | 'not_requested';
+  /** Wall-clock time of the observation in ms. */
+  readonly ms: number;
+  readonly late: boolean;
+}
+
+/** An observation the agent may not have seen whole (a cut or missing tree, or a late one). */
+export function isDegraded(quality: ObservationQuality | undefined): boolean {
+  return (
+    quality !== undefined &&
+    (quality.late || quality.a11yTree === 'truncated' || quality.a11yTree === 'failed')
+  );
+}
 
 /** `%Y%m%d@%H%M%S` in local time, as upstream's `datetime.now().strftime`. */
 export function actionTimestamp(date: Date = new Date()): string {
@@ -144,7 +156,6 @@ export class TrajectoryWriter {
     await appendFile(join(this.dir, 'traj.jsonl'), `${toPythonJson({ Error: message })}\n`);
   }
 
-  /** Writes result.txt (the evaluator's score): the file that marks the run finished. */
   /**
    * `setup_warnings.json`: osharm's record of the setup failures upstream only logs, and of where
    * each downloaded file came from.
@@ -164,6 +175,7 @@ export class TrajectoryWriter {
     );
   }
 
+  /** Writes result.txt (the evaluator's score): the file that marks the run finished. */
   async writeResult(score: number): Promise<void> {
     await writeFileAtomic(join(this.dir, 'result.txt'), `${score}\n`);
   }

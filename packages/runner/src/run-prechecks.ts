@@ -1,16 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { missingCredentials, resolveEndpoint, type ModelEndpoint } from '@osharm/batch-judge';
+import { missingCredentials, resolveEndpoint, type ModelEndpoint } from '@osharm/judge-cli';
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
+import { judgeTypeNeedsCaptions } from '@osharm/task-schema';
 import { checkLocalDesktopRequirements, defaultLocalApps, type LocalApp } from '@osharm/vm-local';
 import { computerUseVendor } from '@osharm/agent/native';
 import { isOfflineModel } from './agent-choice';
-import { UsageError, type CliIo } from './cli-io';
-import type { RunFlags } from './run-flags';
+import { RunOptionsError, type RunContextIo } from './run-options';
+import type { RunFlags } from './run-options';
 import type { PlannedRun } from './run-plan';
-
-/** Judge types that caption screenshots (and so call the captioner). */
-const CAPTIONED_JUDGE_TYPES = new Set(['aer', 'all_step_aer', 'captioned_default']);
 
 /** The endpoints of a run: the agent's (unless offline), the judge's and captioner's (when used). */
 export interface RunEndpoints {
@@ -22,9 +20,9 @@ export interface RunEndpoints {
 /**
  * Each role's endpoint from the flags and env (precedence in `resolveEndpoint`), and a usage error
  * naming the first role whose model has no API to call.
- * @throws {UsageError} when a role's model needs a key that is not set.
+ * @throws {RunOptionsError} when a role's model needs a key that is not set.
  */
-export function runEndpoints(flags: RunFlags, env: CliIo['env']): RunEndpoints {
+export function runEndpoints(flags: RunFlags, env: RunContextIo['env']): RunEndpoints {
   const common = { maxRetries: flags.maxRetries, timeoutSeconds: flags.timeout, env };
   const agent = isOfflineModel(flags.model)
     ? undefined
@@ -44,7 +42,7 @@ export function runEndpoints(flags: RunFlags, env: CliIo['env']): RunEndpoints {
           ...common,
         });
   const captioner =
-    judge && CAPTIONED_JUDGE_TYPES.has(flags.judgeType)
+    judge && judgeTypeNeedsCaptions(flags.judgeType)
       ? resolveEndpoint({
           role: 'captioner',
           model: flags.captionerModel ?? DEFAULT_CAPTION_MODEL,
@@ -62,7 +60,9 @@ export function runEndpoints(flags: RunFlags, env: CliIo['env']): RunEndpoints {
     // Gemini models run only as native agents and need their own key.
     const gemini = endpoint.role === 'agent' && computerUseVendor(endpoint.model) === 'gemini';
     if (gemini && flags.agent !== 'native')
-      throw new UsageError(`--model ${endpoint.model}: Gemini models run only with --agent native`);
+      throw new RunOptionsError(
+        `--model ${endpoint.model}: Gemini models run only with --agent native`,
+      );
     const missing = gemini
       ? env.GEMINI_API_KEY
         ? undefined
@@ -70,7 +70,7 @@ export function runEndpoints(flags: RunFlags, env: CliIo['env']): RunEndpoints {
       : missingCredentials(endpoint, env);
     if (missing) {
       const flag = endpoint.role === 'agent' ? '--model' : `--${endpoint.role}-model`;
-      throw new UsageError(
+      throw new RunOptionsError(
         `${flag} ${endpoint.model} needs a model API: set ${missing}${hints[endpoint.role]}`,
       );
     }
@@ -81,35 +81,35 @@ export function runEndpoints(flags: RunFlags, env: CliIo['env']): RunEndpoints {
 /**
  * Checks that do not need a desktop, before any starts, each with one message: the replay source
  * exists, `--path-to-vm` goes with `--provider vmware` and names a file, the flags agree.
- * @throws {UsageError}
+ * @throws {RunOptionsError}
  */
 export function checkRunFlags(
   flags: RunFlags,
-  io: CliIo,
+  io: RunContextIo,
   pathToVmSource: string | undefined,
 ): void {
   if (flags.observationType === 'som' && flags.actionSpace === 'computer_13') {
-    throw new UsageError('--observation-type som works only with --action-space pyautogui');
+    throw new RunOptionsError('--observation-type som works only with --action-space pyautogui');
   }
   if (flags.model.startsWith('offline-replay:')) {
     const source = flags.model.slice('offline-replay:'.length);
     const path = resolve(io.cwd, source);
     if (source === '' || !existsSync(path) || !statSync(path).isDirectory()) {
-      throw new UsageError(
+      throw new RunOptionsError(
         `--model offline-replay:${source}: "${source}" is not a directory (expected a trajectory dir holding better_log.json)`,
       );
     }
   }
   if (flags.provider !== 'vmware' && pathToVmSource === 'cli') {
     // Refused rather than ignored: the user meant a VM and would silently get the local desktop.
-    throw new UsageError(
+    throw new RunOptionsError(
       '--path-to-vm is used only with --provider vmware (the default provider is the local desktop): add --provider vmware, or drop --path-to-vm',
     );
   }
   if (flags.provider === 'vmware') {
     const vmx = resolve(io.cwd, flags.pathToVm);
     if (!existsSync(vmx) || !statSync(vmx).isFile()) {
-      throw new UsageError(
+      throw new RunOptionsError(
         `--path-to-vm: "${flags.pathToVm}" does not exist (expected the VM's .vmx file)`,
       );
     }
@@ -132,7 +132,7 @@ const DOMAIN_APPS: Readonly<Record<string, LocalApp>> = {
  * The local desktop's programs for the selected runs: the desktop itself and each application
  * their domains need (`osharm env up` passes none: the default desktop). One message naming every
  * missing program and its Debian package.
- * @throws {UsageError} when something is missing.
+ * @throws {RunOptionsError} when something is missing.
  */
 export function checkLocalDesktop(runs: readonly PlannedRun[]): void {
   const apps = new Set<LocalApp>(defaultLocalApps);
@@ -145,7 +145,7 @@ export function checkLocalDesktop(runs: readonly PlannedRun[]): void {
   const lines = requirements.missing.map(
     item => `  ${item.program} (Debian package ${item.debianPackage}): ${item.neededFor}`,
   );
-  throw new UsageError(
+  throw new RunOptionsError(
     `the local desktop cannot start${runs.length > 0 ? ' the selected tasks' : ''}; missing:\n${lines.join('\n')}\ninstall with: ${requirements.installCommand}`,
   );
 }

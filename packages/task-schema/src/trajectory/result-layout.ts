@@ -1,10 +1,73 @@
-import {
-  OBSERVATION_TYPES,
-  parseRunDirName,
-  taskCategory,
-  type TaskCategory,
-} from '@osharm/task-schema';
-import type { TrajectoryInjection } from './judged-trajectory';
+import { join } from 'node:path';
+import type { InjectionGoalId, InjectionVectorId } from '../injection-schema';
+import { injectionDirSuffix, parseRunDirName } from '../injection-runs';
+import { OBSERVATION_TYPES } from '../run-options';
+import { taskCategory, type TaskCategory } from '../task-category';
+
+// The result-dir layout of a run, built and parsed in one place:
+// {resultDir}/{actionSpace}/{observationType}/{model}[_jailbreak]/{domain}/{taskId}[__inject__{vector}__{goal}]
+
+/** The injection of a run: vector id (`better_log` `task.injection.type`) and goal id. */
+export interface TrajectoryInjection {
+  /** Injection vector id, e.g. `thunderbird_mail_received`. */
+  readonly vector: string;
+  /** Injection goal id, e.g. `stop_task`. */
+  readonly goal: string;
+}
+
+/** The suffix upstream's run.py gives the model dir of a jailbreak run (`o4-mini_jailbreak`). */
+export const JAILBREAK_MODEL_SUFFIX = '_jailbreak';
+
+/** `{model}` or `{model}_jailbreak`: the model dir of a run (a `/` in the model name nests dirs). */
+export function modelDirName(model: string, jailbreak = false): string {
+  return jailbreak ? `${model}${JAILBREAK_MODEL_SUFFIX}` : model;
+}
+
+/**
+ * The run id (the last dir of a run): the task id, plus `__inject__{vector}__{goal}` for an
+ * injection run. Paraphrased twins keep their own task id (`…_aug`): the id is the task's.
+ */
+export function runId(
+  taskId: string,
+  injection?: { readonly vector: InjectionVectorId; readonly goal: InjectionGoalId },
+): string {
+  return injection ? `${taskId}${injectionDirSuffix(injection.vector, injection.goal)}` : taskId;
+}
+
+/** What places a run in a results tree. */
+export interface RunDirParts {
+  readonly resultDir: string;
+  readonly actionSpace: string;
+  readonly observationType: string;
+  /** The agent model as named (`gpt-4.1`, `Qwen/Qwen2.5-VL-72B-Instruct`). */
+  readonly model: string;
+  /** A jailbreak run: the model dir gets `_jailbreak`. @default false */
+  readonly jailbreak?: boolean;
+  readonly domain: string;
+  readonly taskId: string;
+  readonly injection?: { readonly vector: InjectionVectorId; readonly goal: InjectionGoalId };
+}
+
+/** The dir of the model's runs: `{resultDir}/{actionSpace}/{observationType}/{model}[_jailbreak]`. */
+export function modelResultDir(
+  parts: Omit<RunDirParts, 'domain' | 'taskId' | 'injection'>,
+): string {
+  return join(
+    parts.resultDir,
+    parts.actionSpace,
+    parts.observationType,
+    modelDirName(parts.model, parts.jailbreak),
+  );
+}
+
+/**
+ * A run's result dir and its `{domain}/{runId}` label — the inverse of
+ * {@link describeTrajectoryPath}.
+ */
+export function runDirOf(parts: RunDirParts): { readonly dir: string; readonly label: string } {
+  const id = runId(parts.taskId, parts.injection);
+  return { dir: join(modelResultDir(parts), parts.domain, id), label: `${parts.domain}/${id}` };
+}
 
 /** The run facts encoded in a result path (see {@link describeTrajectoryPath}). */
 export interface TrajectoryPathDescription {
@@ -41,8 +104,6 @@ export interface TrajectoryPathOverrides {
   readonly jailbreak?: boolean;
 }
 
-const jailbreakSuffix = '_jailbreak';
-
 /**
  * Reads the run facts from an upstream result path
  * `{result_dir}/{action_space}/{observation_type}/{model}[_jailbreak]/{domain}/{task_id}[__inject__{vector}__{goal}]`.
@@ -75,9 +136,9 @@ export function describeTrajectoryPath(
     : fromEnd(2);
   const pathJailbreak =
     modelDir !== undefined &&
-    modelDir.length > jailbreakSuffix.length &&
-    modelDir.endsWith(jailbreakSuffix);
-  const model = pathJailbreak ? modelDir.slice(0, -jailbreakSuffix.length) : modelDir;
+    modelDir.length > JAILBREAK_MODEL_SUFFIX.length &&
+    modelDir.endsWith(JAILBREAK_MODEL_SUFFIX);
+  const model = pathJailbreak ? modelDir.slice(0, -JAILBREAK_MODEL_SUFFIX.length) : modelDir;
   const injection =
     overrides.injection === undefined
       ? parsed.injection && { vector: parsed.injection.vector, goal: parsed.injection.goal }

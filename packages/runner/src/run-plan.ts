@@ -1,10 +1,5 @@
-import { join } from 'node:path';
-import {
-  expandInjectionRuns,
-  readRunStatus,
-  type DatasetTask,
-  type InjectionRun,
-} from '@osharm/task-schema';
+import { expandInjectionRuns, type DatasetTask, type InjectionRun } from '@osharm/task-schema';
+import { readRunStatus, runDirOf } from '@osharm/task-schema/trajectory';
 
 /** One run of `osharm run`: a task, and for injection runs one (vector, goal). */
 export interface PlannedRun {
@@ -35,25 +30,25 @@ export async function planRuns(options: {
   inject: boolean;
 }): Promise<PlannedRun[]> {
   const runs: PlannedRun[] = [];
-  const base = join(
-    options.resultDir,
-    options.actionSpace,
-    options.observationType,
-    options.modelDir,
-  );
   for (const task of options.tasks) {
     const injections =
       options.inject && task.config.injections
         ? expandInjectionRuns(task.config).runs
         : [undefined];
     for (const injection of injections) {
-      const name = `${task.id}${injection?.dirSuffix ?? ''}`;
-      const dir = join(base, task.domain, name);
+      // The model dir is given whole (already `_jailbreak`-suffixed for a jailbreak run).
+      const { dir, label } = runDirOf({
+        ...options,
+        model: options.modelDir,
+        domain: task.domain,
+        taskId: task.id,
+        ...(injection && { injection: { vector: injection.vector.type, goal: injection.goal } }),
+      });
       runs.push({
         task,
         injection,
         dir,
-        label: `${task.domain}/${name}`,
+        label,
         finished: (await readRunStatus(dir)).state === 'finished',
       });
     }

@@ -1,5 +1,5 @@
-// @osharm/batch-judge: upstream's judge/run_judge_batch.py as a command, for the
-// `osharm-batch-judge` bin and for apps/cli's `osharm judge`.
+// @osharm/judge-cli: upstream's judge/run_judge_batch.py as a command, for the
+// `osharm-batch-judge` bin (apps/batch-judge), `osharm judge` (apps/cli) and @osharm/runner.
 export { batchJudgeCommand, IMAGE_FORMATS } from './command';
 export type { BatchJudgeFlags } from './command';
 export { runBatchJudge } from './program';

@@ -1,4 +1,5 @@
-import { DEFAULT_FILE_LIMITS, readTrajectoryText, type BetterLog } from '@osharm/task-schema';
+import { DEFAULT_FILE_LIMITS, readTrajectoryText } from '../trajectory-file';
+import type { BetterLog } from '../trajectory-schema';
 
 /** What better_log.json says about a run, for slicing results (wins over the dir name). */
 export interface RunFacts {

@@ -11,8 +11,8 @@ import {
   type SetupWarnings,
 } from '@osharm/task-schema';
 import { checkLocalDesktopRequirements, localVscode, type LocalApp } from '@osharm/vm-local';
+import type { BundledProvider } from './run-options';
 import type { PlannedRun } from './run-plan';
-import type { RunFlags } from './run-flags';
 
 /** Local desktop applications under their `related_apps` names. */
 const RELATED_NAMES: Readonly<Record<LocalApp, string | undefined>> = {
@@ -86,7 +86,7 @@ export async function injectedText(dir: string): Promise<string | null> {
  */
 export async function writeRunFidelity(
   run: PlannedRun,
-  options: { provider: RunFlags['provider']; injectionSteps?: readonly SetupStep[] },
+  options: { provider: BundledProvider; injectionSteps?: readonly SetupStep[] },
 ): Promise<FidelityRecord> {
   const facts = options.provider === 'local' ? localDesktopFacts() : undefined;
   const record = fidelityRecord({

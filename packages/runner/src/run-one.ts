@@ -1,7 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runTask, type AgentModelFailure, type AgentV1, type RunInjection } from '@osharm/agent';
-import { connectionFailure, endpointRouting, redactor } from '@osharm/batch-judge';
+import {
+  runTask,
+  type AgentModelFailure,
+  type AgentV1,
+  type RunInjection,
+  type RunTaskEvent,
+} from '@osharm/agent';
+import { connectionFailure, endpointRouting, redactor } from '@osharm/judge-cli';
 import type { DesktopEnv } from '@osharm/desktop-env';
 import {
   collectEvidence,
@@ -11,8 +17,8 @@ import {
 } from '@osharm/injection';
 import { createJudgeModel, DEFAULT_CAPTION_MODEL, judgeTrajectory } from '@osharm/judge';
 import { writeFileAtomic, type FidelityRecord, type Judgment } from '@osharm/task-schema';
-import type { CliIo } from './cli-io';
-import type { RunFlags } from './run-flags';
+
+import { isBundledProvider, type RunContextIo, type RunFlags } from './run-options';
 import type { PlannedRun } from './run-plan';
 import type { RunEndpoints } from './run-prechecks';
 import { writeRunFidelity } from './run-fidelity';
@@ -46,11 +52,15 @@ export async function runOne(
     env: DesktopEnv;
     agent: AgentV1;
     flags: RunFlags;
-    io: CliIo;
+    io: Pick<RunContextIo, 'env'>;
     workDir: string;
     /** Where the judge and captioner are called; no `judge`: no inline judging. */
     endpoints: RunEndpoints;
     at: (path: string) => string;
+    /** Aborts the run (it ends as an error: no result.txt, run again on resume). */
+    signal?: AbortSignal;
+    /** The run's own progress (reset, each step). */
+    onEvent?: (event: RunTaskEvent) => void;
   },
 ): Promise<RunOutcome> {
   const { env, agent, flags } = context;
@@ -89,6 +99,8 @@ export async function runOne(
     timeLimitSeconds: flags.timeLimit,
     redact: redactor(context.io.env),
     record: flags.recording !== false,
+    abortSignal: context.signal,
+    onEvent: context.onEvent,
     beforeEvaluate: probes
       ? async ({ lastAction, steps }) => {
           const evidence = await collectEvidence({
@@ -112,10 +124,13 @@ export async function runOne(
         }
       : undefined,
   });
-  const fidelity = await writeRunFidelity(plannedRun, {
-    provider: flags.provider,
-    injectionSteps: injection?.steps,
-  }).catch(() => undefined);
+  // A provider the caller built has no known fidelity facts: no record, never counted faithful.
+  const fidelity = isBundledProvider(flags.provider)
+    ? await writeRunFidelity(plannedRun, {
+        provider: flags.provider,
+        injectionSteps: injection?.steps,
+      }).catch(() => undefined)
+    : undefined;
   if (result.error !== undefined) {
     return {
       run: plannedRun,

@@ -16,8 +16,12 @@ import {
 } from '@osharm/judge';
 import {
   DEFAULT_FILE_LIMITS,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
+  DEFAULT_JUDGE_TYPE,
+  DEFAULT_PROMPT_VERSION,
   escapeControlChars,
   JUDGE_TYPES,
+  judgeTypeNeedsCaptions,
   OBSERVATION_TYPES,
   OsharmError,
   PROMPT_VERSIONS,
@@ -26,6 +30,7 @@ import {
   type ObservationType,
   type PromptVersion,
 } from '@osharm/task-schema';
+import { ModelError, toModelError } from '@osharm/models';
 import { ExitCode, type BatchJudgeIo, type BatchJudgeRun } from './io';
 import {
   connectionFailure,
@@ -131,20 +136,15 @@ function isFatal(cause: unknown): boolean {
 /** One line for an error thrown out of judging, or undefined when it is a bug (rethrown). */
 function describeFailure(error: unknown): string | undefined {
   if (error instanceof FatalRunError) return error.message;
-  if (OsharmError.isInstance(error)) return error.message;
+  // Model call failures (a ModelError from the adapters, or a vendor SDK error classified by
+  // @osharm/models' one hierarchy): `RateLimitError 429: …`, `APIConnectionError: …`.
+  if (OsharmError.isInstance(error) && !ModelError.isInstance(error)) return error.message;
+  const model = toModelError(error, 'unknown');
+  if (ModelError.isInstance(error) || model.kind !== 'other') {
+    return `${model.vendorName}${model.status === undefined ? '' : ` ${model.status}`}: ${model.message}`;
+  }
   if (error instanceof Error) {
-    // The SDKs leave `name` as "Error": their class name says what happened.
-    const name =
-      error.name === 'Error' && error.constructor.name !== 'Error'
-        ? error.constructor.name
-        : error.name;
-    const status = (error as { status?: unknown }).status;
-    // SDK errors (APIError and subclasses: auth, rate limit, connection) carry a status or a
-    // recognisable name; file system errors an E… code.
-    if (typeof status === 'number') return `${name} ${status}: ${error.message}`;
-    if (/^(API|Anthropic|OpenAI)\w*Error$|Connection|Timeout|^AbortError$/.test(name)) {
-      return `${name}: ${error.message}`;
-    }
+    // File system errors carry an E… code.
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return error.message;
   }
@@ -174,12 +174,12 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
         'observations given to the default / captioned_default / a11y_tree judges',
       )
         .choices(OBSERVATION_TYPES)
-        .default('screenshot_a11y_tree'),
+        .default(PUBLISHED_RUNS_OBSERVATION_TYPE),
     )
     .addOption(
       new Option('--sys-prompt-version <version>', 'judge system prompt version')
         .choices(PROMPT_VERSIONS)
-        .default('v3'),
+        .default(DEFAULT_PROMPT_VERSION),
     )
     .option(
       '--judge-model <model>',
@@ -187,7 +187,9 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
       'gpt-4.1',
     )
     .addOption(
-      new Option('--judge-type <type>', 'judging strategy').choices(JUDGE_TYPES).default('aer'),
+      new Option('--judge-type <type>', 'judging strategy')
+        .choices(JUDGE_TYPES)
+        .default(DEFAULT_JUDGE_TYPE),
     )
     .option('--quiet', 'no progress output, only the final summary')
     .option(
@@ -380,9 +382,7 @@ async function judgeCommandAction(
   const captionerEndpoint = endpoint('captioner', flags.captionerModel, flags.captionerBaseUrl);
   const endpoints: ModelEndpoint[] = [
     judgeEndpoint,
-    ...(['aer', 'all_step_aer', 'captioned_default'].includes(flags.judgeType)
-      ? [captionerEndpoint]
-      : []),
+    ...(judgeTypeNeedsCaptions(flags.judgeType) ? [captionerEndpoint] : []),
   ];
   for (const each of endpoints) {
     const missing = missingCredentials(each, io.env);

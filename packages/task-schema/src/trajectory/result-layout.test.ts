@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeTrajectoryPath } from './trajectory-path';
+import { describeTrajectoryPath } from './result-layout';
 
 describe('describeTrajectoryPath', () => {
   it('reads a jailbreak misuse run: model without _jailbreak, jailbreak true', () => {

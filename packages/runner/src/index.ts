@@ -1,0 +1,16 @@
+// @osharm/runner: the benchmark run as a library — what `osharm run` does, from code.
+export { runBenchmark } from './run-benchmark';
+export type { BenchmarkControl, BenchmarkEvent } from './run-benchmark';
+export { BUNDLED_PROVIDERS, isBundledProvider, RUN_DEFAULTS, RunOptionsError } from './run-options';
+export type {
+  BenchmarkOptions,
+  BundledProvider,
+  ProviderOption,
+  RunContextIo,
+  RunFlags,
+} from './run-options';
+export { formatSummary, summarizeBenchmark } from './run-summary';
+export type { BatchOutcome, BenchmarkSummary } from './run-summary';
+export type { RunOutcome } from './run-one';
+export type { PlannedRun } from './run-plan';
+export { isOfflineModel, modelDirName, OFFLINE_MODELS, REAL_MODEL_HINT } from './agent-choice';

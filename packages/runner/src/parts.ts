@@ -1,0 +1,9 @@
+// @osharm/runner/parts: the pieces runBenchmark is made of, for front ends that run tasks their own
+// way (`osharm tasks check` runs every task once with no agent and no judge).
+export { createAgent } from './agent-choice';
+export { runOne } from './run-one';
+export { planRuns } from './run-plan';
+export { checkLocalDesktop, checkRunFlags, runEndpoints } from './run-prechecks';
+export type { RunEndpoints } from './run-prechecks';
+export { firstA11yTree, injectedText, writeRunFidelity } from './run-fidelity';
+export { RunBreaker } from './run-breaker';

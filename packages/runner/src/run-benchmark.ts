@@ -1,0 +1,268 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { RunTaskEvent } from '@osharm/agent';
+import { createDesktopEnv, loadAssetMap, type AssetSources } from '@osharm/desktop-env';
+import { jailbreakModelDir } from '@osharm/injection';
+import type { Judgment } from '@osharm/task-schema';
+import { loadDataset } from '@osharm/task-schema';
+import { checkToolVersion, computerUseVendor } from '@osharm/agent/native';
+import { agentModelDir, createAgent } from './agent-choice';
+import { providerFactory } from './providers';
+import { RunBreaker } from './run-breaker';
+import { runOne, type RunOutcome } from './run-one';
+import {
+  isBundledProvider,
+  RUN_DEFAULTS,
+  RunOptionsError,
+  type BenchmarkOptions,
+  type RunContextIo,
+  type RunFlags,
+} from './run-options';
+import { planRuns, type PlannedRun } from './run-plan';
+import { checkLocalDesktop, checkRunFlags, runEndpoints } from './run-prechecks';
+import { summarizeBenchmark, type BenchmarkSummary } from './run-summary';
+
+/** Progress of a benchmark run, in the order it happens. */
+export type BenchmarkEvent =
+  | {
+      /** The runs are planned and the pool is about to start. */
+      readonly type: 'planned';
+      readonly runs: readonly PlannedRun[];
+      /** The runs that will run (the others hold a score already: upstream's resume). */
+      readonly pending: readonly PlannedRun[];
+      readonly numEnvs: number;
+      readonly provider: string;
+      /** More desktops than this machine holds (local provider), said once. */
+      readonly capacityWarning?: string;
+      readonly cacheRoot: string;
+      readonly assets: AssetSources;
+    }
+  | { readonly type: 'run-started'; readonly run: PlannedRun }
+  | { readonly type: 'step'; readonly run: PlannedRun; readonly event: RunTaskEvent }
+  | {
+      /** A run ended with a score (`outcome.judgment` / `outcome.judgeError` when judged). */
+      readonly type: 'run-finished';
+      readonly outcome: RunOutcome;
+      /** Runs ended so far, of `total` pending. */
+      readonly done: number;
+      readonly total: number;
+    }
+  | {
+      /** A run ended with an error (no score: never judged or counted; run again on resume). */
+      readonly type: 'run-errored';
+      readonly outcome: RunOutcome;
+      readonly done: number;
+      readonly total: number;
+    }
+  | { readonly type: 'judged'; readonly run: PlannedRun; readonly judgment: Judgment }
+  | {
+      /** Something changed for the rest of the batch (it stops, or inline judging turns off). */
+      readonly type: 'notice';
+      readonly message: string;
+    }
+  | { readonly type: 'summary'; readonly summary: BenchmarkSummary };
+
+/** How the caller follows and stops a benchmark run. */
+export interface BenchmarkControl {
+  /** Stops the batch: no further run starts, running ones end as errors, environments close. */
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: BenchmarkEvent) => void;
+}
+
+/**
+ * The options with every default filled in (provider: its id). The native agent observes
+ * screenshots and acts with pyautogui code: its runs sit under pyautogui/screenshot/{model}_native.
+ */
+function resolveFlags(options: BenchmarkOptions, providerId: string): RunFlags {
+  const defined = Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  );
+  const flags = { ...RUN_DEFAULTS, ...defined, provider: providerId } as RunFlags;
+  return flags.agent === 'native'
+    ? { ...flags, actionSpace: 'pyautogui', observationType: 'screenshot' }
+    : flags;
+}
+
+/**
+ * Runs the benchmark as `osharm run` does: plans the runs of a dataset (injections and the
+ * jailbreak expanded), skips runs that hold a score (resume), runs the others on a pool of
+ * environments, judges each finished run right after it, and returns the summary.
+ * @throws {RunOptionsError} before anything starts, when the options cannot run (a missing key,
+ * dataset, replay dir or desktop program).
+ */
+export async function runBenchmark(
+  options: BenchmarkOptions = {},
+  { signal, onEvent }: BenchmarkControl = {},
+): Promise<BenchmarkSummary> {
+  const emit = (event: BenchmarkEvent) => onEvent?.(event);
+  const io: RunContextIo = { cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env };
+  const at = (path: string) => resolve(io.cwd, path);
+  const option = options.provider ?? RUN_DEFAULTS.provider;
+  const providerId =
+    typeof option === 'string' ? option : typeof option === 'function' ? '' : option.providerId;
+  if (typeof option === 'string' && !isBundledProvider(option)) {
+    throw new RunOptionsError(`provider "${option}": expected local, vmware, podman or docker`);
+  }
+  const makeProvider = await providerFactory(option, resolveFlags(options, providerId), io);
+  const firstProvider = typeof option === 'function' ? makeProvider() : undefined;
+  const flags = resolveFlags(options, firstProvider?.providerId ?? providerId);
+
+  // Checks before any desktop starts, each with one message.
+  if (flags.agent !== 'native' && flags.computerTool !== undefined)
+    throw new RunOptionsError('--computer-tool goes with --agent native');
+  if (flags.agent !== 'native' && flags.model.startsWith('offline-native:'))
+    throw new RunOptionsError(`--model ${flags.model} is a native script: add --agent native`);
+  if (
+    flags.agent === 'native' &&
+    flags.computerTool !== undefined &&
+    !flags.model.startsWith('offline-native:')
+  ) {
+    try {
+      checkToolVersion(computerUseVendor(flags.model), flags.computerTool);
+    } catch (error) {
+      throw new RunOptionsError(`--computer-tool: ${(error as Error).message}`);
+    }
+  }
+  const endpoints = runEndpoints(flags, io.env);
+  checkRunFlags(flags, io, options.pathToVm === undefined ? undefined : 'cli');
+  const assetMap = flags.assetMap ? await loadAssetMap(at(flags.assetMap)) : undefined;
+  const cacheRoot = at(flags.cacheDir);
+  const assets: AssetSources = {
+    ...(assetMap ? { assetMap } : {}),
+    offline: flags.offline === true,
+  };
+  const { tasks } = await loadDataset({
+    baseDir: at(flags.testConfigBaseDir),
+    indexPaths: at(flags.testAllMetaPath),
+    domain: flags.domain,
+  });
+  const selected = flags.task ? tasks.filter(task => flags.task!.includes(task.id)) : tasks;
+  if (flags.task && selected.length === 0) {
+    throw new RunOptionsError(
+      `--task: none of ${flags.task.join(', ')} is in ${flags.testAllMetaPath}`,
+    );
+  }
+  if (selected.length === 0) {
+    throw new RunOptionsError(
+      `no task to run: ${flags.testAllMetaPath}${flags.domain === 'all' ? '' : ` (--domain ${flags.domain})`} lists none`,
+    );
+  }
+  let modelDir: string;
+  try {
+    modelDir = flags.jailbreak
+      ? jailbreakModelDir(agentModelDir(flags.model, flags.agent))
+      : agentModelDir(flags.model, flags.agent);
+  } catch (error) {
+    throw new RunOptionsError((error as Error).message);
+  }
+  let runs = await planRuns({
+    tasks: selected,
+    resultDir: at(flags.resultDir),
+    actionSpace: flags.actionSpace,
+    observationType: flags.observationType,
+    modelDir,
+    inject: flags.inject === true,
+  });
+  if (flags.limit !== undefined) runs = runs.slice(0, flags.limit);
+  const pending = runs.filter(plannedRun => !plannedRun.finished);
+  if (flags.provider === 'local' && pending.length > 0) checkLocalDesktop(pending);
+  const local = flags.provider === 'local' ? await import('@osharm/vm-local') : undefined;
+  const capacity = local?.localDesktopCapacity();
+  const numEnvs = flags.numEnvs ?? capacity?.suggested ?? 1;
+  const poolSize = Math.min(numEnvs, Math.max(1, pending.length));
+  if (typeof option === 'object' && poolSize > 1) {
+    throw new RunOptionsError(
+      'one provider object drives one environment: pass numEnvs: 1, or a function that creates a provider per environment',
+    );
+  }
+  const overload = capacity && local!.capacityWarning(Math.min(numEnvs, pending.length), capacity);
+  emit({
+    type: 'planned',
+    runs,
+    pending,
+    numEnvs,
+    provider: flags.provider,
+    ...(overload ? { capacityWarning: overload } : {}),
+    cacheRoot,
+    assets,
+  });
+
+  const providers = Array.from({ length: poolSize }, (_, index) =>
+    index === 0 && firstProvider ? firstProvider : makeProvider(),
+  );
+  const queue = [...pending];
+  const outcomes: RunOutcome[] = [];
+  const breaker = new RunBreaker(endpoints);
+  const workDir = await mkdtemp(join(tmpdir(), 'osharm-run-'));
+  try {
+    // Every worker ends (and closes its environment) before the work dir goes; then the first
+    // unexpected error, if any, is thrown.
+    const workers = await Promise.allSettled(
+      providers.map(async provider => {
+        const env = createDesktopEnv({
+          provider,
+          actionSpace: flags.actionSpace,
+          baseDir: at(flags.testConfigBaseDir),
+          cacheRoot,
+          assets,
+          requireA11yTree: true,
+        });
+        const agent = createAgent({
+          ...flags,
+          stopToken: flags.stopToken,
+          env: io.env,
+          endpoint: endpoints.agent,
+        });
+        try {
+          while (!breaker.stopped && !signal?.aborted && queue.length > 0) {
+            const next = queue.shift()!;
+            emit({ type: 'run-started', run: next });
+            let outcome: RunOutcome;
+            try {
+              outcome = await runOne(next, {
+                env,
+                agent,
+                flags,
+                io,
+                workDir,
+                endpoints: breaker.judgeEnabled ? endpoints : { ...endpoints, judge: undefined },
+                at,
+                signal,
+                onEvent: event => emit({ type: 'step', run: next, event }),
+              });
+            } catch (error) {
+              if (!signal?.aborted) throw error;
+              // The run's traj.jsonl ends with the error line and it has no result.txt: an
+              // errored run, run again on resume.
+              outcome = { run: next, score: null, error: `${next.label} - aborted by the caller` };
+            }
+            outcomes.push(outcome);
+            const note = breaker.record(outcome);
+            const progress = { outcome, done: outcomes.length, total: pending.length };
+            emit({ type: outcome.error ? 'run-errored' : 'run-finished', ...progress });
+            if (outcome.judgment) emit({ type: 'judged', run: next, judgment: outcome.judgment });
+            if (note) emit({ type: 'notice', message: note });
+          }
+        } finally {
+          await env.close().catch(() => undefined);
+        }
+      }),
+    );
+    const failure = workers.find(worker => worker.status === 'rejected');
+    if (failure) throw failure.reason;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+
+  const aborted = signal?.aborted === true;
+  const summary = summarizeBenchmark({
+    outcomes,
+    runs,
+    notRun: breaker.stopped || aborted ? queue : [],
+    stopReason: breaker.stopReason ?? (aborted ? 'aborted by the caller' : undefined),
+    aborted,
+  });
+  emit({ type: 'summary', summary });
+  return summary;
+}
