@@ -19,6 +19,18 @@ export interface AgentPredictOptions {
   readonly instruction: string;
   readonly observation: AgentObservation;
   readonly abortSignal?: AbortSignal;
+  /**
+   * How each action of the previous step went, in order (`runTask` passes it; native agents answer
+   * the vendor's calls with it). Absent on the first step.
+   */
+  readonly previousActions?: readonly AgentActionOutcome[];
+}
+
+/** How one action of a step went in the env. */
+export interface AgentActionOutcome {
+  readonly status: 'done' | 'failed' | 'skipped';
+  /** The guest's error output (failed only). */
+  readonly error?: string;
 }
 
 /** An image part as logged: its size instead of its bytes. */
@@ -95,6 +107,13 @@ export interface AgentPrediction {
    * call is never a step.
    */
   readonly modelError?: AgentModelFailure;
+  /**
+   * Stop running this step's actions at the first one whose execution fails (non-zero return
+   * code); the rest are `skipped`. Native agents set it (the vendors' batches stop at a failure).
+   */
+  readonly stopAtFailedAction?: boolean;
+  /** Recorded as the step's `native` key in `better_log.json` (native agents: the vendor's response, calls, usage). */
+  readonly native?: Readonly<Record<string, unknown>>;
 }
 
 /** The run settings an agent reports for `better_log.json` `params` (upstream's key names). */
@@ -108,6 +127,8 @@ export interface AgentRunParams {
   readonly observation_type: ObservationType;
   readonly max_trajectory_length: number;
   readonly a11y_tree_max_tokens: number;
+  /** Native agents: the run configuration (vendor, tool version, display, scaling, safety-check policy and counts). */
+  readonly native?: Readonly<Record<string, unknown>>;
 }
 
 /**

@@ -14,6 +14,7 @@ export type {
   AgentLoggedImagePart,
   AgentModelFailure,
   AgentObservation,
+  AgentActionOutcome,
   AgentPredictOptions,
   AgentPrediction,
   AgentRequestLog,

@@ -58,7 +58,10 @@ function offlineParams(
 }
 
 /** The untrimmed table for `better_log.json`, as a model agent logs it. */
-function linearizedTreeOf(observation: AgentObservation, platform: A11yPlatform): string | null {
+export function linearizedTreeOf(
+  observation: AgentObservation,
+  platform: A11yPlatform,
+): string | null {
   const xml = observation.accessibilityTree;
   return xml === null || xml === undefined
     ? null

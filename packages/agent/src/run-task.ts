@@ -10,7 +10,7 @@ import type {
   SetupWarningEntry,
   TaskConfig,
 } from '@osharm/task-schema';
-import type { AgentModelFailure, AgentV1 } from './agent';
+import type { AgentActionOutcome, AgentModelFailure, AgentV1 } from './agent';
 import { AgentModelCallError, AgentObservationError } from './agent-errors';
 import { describeModelFailure } from './model-failure';
 import { assembleRecording } from './recording';
@@ -166,12 +166,14 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       );
     }
 
+    let previousActions: AgentActionOutcome[] | undefined;
     for (let stepIndex = 0; stepIndex < (options.maxSteps ?? 15) && !done; stepIndex += 1) {
       signal.throwIfAborted();
       const prediction = await predictStep(agent, {
         instruction,
         observation,
         abortSignal: signal,
+        ...(previousActions ? { previousActions } : {}),
       });
       const actions = prediction.actions ?? [];
       // Unlike upstream, a step after one with no actions names the real last screenshot.
@@ -181,10 +183,16 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
         response: prediction.response,
         actions,
         observation: observation.quality,
+        ...(prediction.native ? { native: prediction.native } : {}),
       });
       stepsDone.push({ response: prediction.response, actions });
+      previousActions = [];
       for (const action of actions) {
         signal.throwIfAborted();
+        if (previousActions.some(outcome => outcome.status === 'failed')) {
+          previousActions.push({ status: 'skipped' });
+          continue;
+        }
         const timestamp = actionTimestamp();
         const result = await env.step(action, {
           pauseSeconds: options.sleepAfterExecution ?? 0,
@@ -205,6 +213,18 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
           execution: result.execution,
           observation: observation.quality,
         });
+        const failed =
+          prediction.stopAtFailedAction === true &&
+          result.execution !== undefined &&
+          result.execution.returncode !== 0;
+        previousActions.push(
+          failed
+            ? {
+                status: 'failed',
+                error: result.execution!.error.trim() || `exit ${result.execution!.returncode}`,
+              }
+            : { status: 'done' },
+        );
         if (result.done) {
           done = true;
           break;

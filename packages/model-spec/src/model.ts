@@ -172,7 +172,7 @@ export interface ModelBatchApi {
 }
 
 /** Which wire format an adapter speaks. */
-export type ModelProvider = 'openai' | 'anthropic' | 'openai-compatible';
+export type ModelProvider = 'openai' | 'anthropic' | 'openai-compatible' | 'google';
 
 /**
  * A model behind one vendor API. Implemented by `OpenAIChatModel` (also any OpenAI-compatible

@@ -27,7 +27,7 @@ export interface ModelEndpoint {
   /** The model name as given (`gpt-4.1`, `anthropic/claude-…`). */
   readonly model: string;
   /** The wire format the name routes to: `openai` (also compatible servers) or `anthropic`. */
-  readonly vendor: 'openai' | 'anthropic';
+  readonly vendor: 'openai' | 'anthropic' | 'gemini';
   /** The base URL used; undefined: the vendor's public API. */
   readonly baseURL: string | undefined;
   /** Where `baseURL` came from, for messages: `--judge-base-url`, `OSHARM_JUDGE_BASE_URL`, `OPENAI_BASE_URL`. */
@@ -56,7 +56,12 @@ export function resolveEndpoint(options: {
   env: Readonly<Record<string, string | undefined>>;
 }): ModelEndpoint {
   const vendor = routeModel(options.model).wire;
-  const vendorVar = vendor === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL';
+  const vendorVar =
+    vendor === 'anthropic'
+      ? 'ANTHROPIC_BASE_URL'
+      : vendor === 'gemini'
+        ? 'GEMINI_BASE_URL'
+        : 'OPENAI_BASE_URL';
   const roleVar = ROLE_BASE_URL_ENV[options.role];
   const candidates: [string | undefined, string][] = [
     [options.flag?.value, options.flag?.name ?? ''],
@@ -94,7 +99,9 @@ export function describeEndpoint(endpoint: ModelEndpoint): string {
   if (endpoint.baseURL === undefined)
     return endpoint.vendor === 'anthropic'
       ? 'the Anthropic API (api.anthropic.com)'
-      : 'the OpenAI API (api.openai.com)';
+      : endpoint.vendor === 'gemini'
+        ? 'the Gemini API (generativelanguage.googleapis.com)'
+        : 'the OpenAI API (api.openai.com)';
   return `${endpoint.baseURL} (from ${endpoint.baseURLFrom})`;
 }
 
@@ -108,6 +115,7 @@ export function missingCredentials(
 ): string | undefined {
   if (endpoint.vendor === 'anthropic')
     return env.ANTHROPIC_API_KEY ? undefined : 'ANTHROPIC_API_KEY';
+  if (endpoint.vendor === 'gemini') return env.GEMINI_API_KEY ? undefined : 'GEMINI_API_KEY';
   return env.OPENAI_API_KEY || endpoint.baseURL
     ? undefined
     : 'OPENAI_API_KEY, or a base URL for an OpenAI-compatible server (OPENAI_BASE_URL, vLLM, Ollama)';

@@ -53,6 +53,29 @@ export {
 } from './anthropic-messages-model';
 export type { AnthropicMessagesModelSettings } from './anthropic-messages-model';
 
+// native computer use (Anthropic computer tool, OpenAI Responses computer tool, Gemini computer use)
+export {
+  ANTHROPIC_TOOL_VERSIONS,
+  GEMINI_TOOL_VERSIONS,
+  OPENAI_TOOL_VERSIONS,
+  SAFETY_CHECK_POLICIES,
+  checkToolVersion,
+  computerUseVendor,
+  createComputerUseSession,
+  defaultToolVersion,
+} from './computer-use/index';
+export type {
+  CallOutcome,
+  ComputerUseCall,
+  ComputerUseSession,
+  ComputerUseSettings,
+  ComputerUseTurn,
+  ComputerUseVendor,
+  SafetyCheck,
+  SafetyCheckPolicy,
+  Screenshot,
+} from './computer-use/index';
+
 // errors
 export { CONNECTION_CODES, ModelError, networkCode, toModelError } from '@osharm/model-spec';
 export type { ModelErrorKind } from '@osharm/model-spec';

@@ -12,6 +12,13 @@ describe('routeModel', () => {
     ['openai/gpt-4.1', 'openai', 'openai', 'gpt-4.1'],
     ['anthropic/claude-opus-4-1', 'anthropic', 'anthropic', 'claude-opus-4-1'],
     ['openai-compatible/llama3', 'openai-compatible', 'openai', 'llama3'],
+    [
+      'gemini-2.5-computer-use-preview-10-2025',
+      'google',
+      'gemini',
+      'gemini-2.5-computer-use-preview-10-2025',
+    ],
+    ['google/gemini-3-pro', 'google', 'gemini', 'gemini-3-pro'],
   ])('%s → %s (%s wire), id %s', (name, provider, wire, modelId) => {
     expect(routeModel(name)).toMatchObject({ provider, wire, modelId });
   });
@@ -25,6 +32,10 @@ describe('routeModel', () => {
     expect(createModel('claude-3-7-sonnet-20250219').provider).toBe('anthropic');
     expect(createModel('anthropic/claude-x').modelId).toBe('claude-x');
     expect(createModel('gpt-4o').provider).toBe('openai');
+  });
+
+  it('has no chat adapter for Gemini names: they run only as native computer-use agents', () => {
+    expect(() => createModel('gemini-2.5-pro')).toThrow(/native computer-use agents/);
   });
 });
 

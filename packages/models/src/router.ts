@@ -2,7 +2,7 @@ import {
   createAnthropicMessagesModel,
   type AnthropicMessagesModelSettings,
 } from './anthropic-messages-model';
-import type { ModelProvider, ModelV1 } from '@osharm/model-spec';
+import { ModelError, type ModelProvider, type ModelV1 } from '@osharm/model-spec';
 import { createOpenAIChatModel, type OpenAIChatModelSettings } from './openai-chat-model';
 
 /** Where a model name goes. */
@@ -10,14 +10,21 @@ export interface ModelRoute {
   /** `openai`, `anthropic`, or `openai-compatible` (the OpenAI wire format at a base URL). */
   readonly provider: ModelProvider;
   /** The wire format: `openai` (OpenAI and compatible servers) or `anthropic`. */
-  readonly wire: 'openai' | 'anthropic';
+  readonly wire: 'openai' | 'anthropic' | 'gemini';
   /** The id sent to the provider: the name without its `provider/` prefix. */
   readonly modelId: string;
   /** True when the name carried an explicit `provider/` prefix. */
   readonly explicit: boolean;
 }
 
-const PREFIXES: readonly ModelProvider[] = ['openai-compatible', 'openai', 'anthropic'];
+const PREFIXES: readonly ModelProvider[] = ['openai-compatible', 'openai', 'anthropic', 'google'];
+
+const WIRE: Readonly<Record<ModelProvider, ModelRoute['wire']>> = {
+  'openai-compatible': 'openai',
+  openai: 'openai',
+  anthropic: 'anthropic',
+  google: 'gemini',
+};
 
 /**
  * Routes a model name — the one place that decides a vendor from a name. An explicit
@@ -33,7 +40,7 @@ export function routeModel(name: string): ModelRoute {
     if (name.startsWith(prefix) && name.length > prefix.length) {
       return {
         provider,
-        wire: provider === 'anthropic' ? 'anthropic' : 'openai',
+        wire: WIRE[provider],
         modelId: name.slice(prefix.length),
         explicit: true,
       };
@@ -41,6 +48,8 @@ export function routeModel(name: string): ModelRoute {
   }
   if (name.startsWith('claude'))
     return { provider: 'anthropic', wire: 'anthropic', modelId: name, explicit: false };
+  if (name.startsWith('gemini'))
+    return { provider: 'google', wire: 'gemini', modelId: name, explicit: false };
   // A bare name with a base URL (OPENAI_BASE_URL, --base-url) reaches that OpenAI-compatible
   // server through the same adapter; the provider stays `openai`, as upstream named it.
   return { provider: 'openai', wire: 'openai', modelId: name, explicit: false };
@@ -59,11 +68,17 @@ export interface ModelRouting {
  */
 export function createModel(name: string, routing: ModelRouting = {}): ModelV1 {
   const route = routeModel(name);
+  if (route.wire === 'gemini')
+    throw new ModelError({
+      kind: 'setting',
+      provider: route.provider,
+      message: `Gemini models run only as native computer-use agents (createComputerUseSession, osharm run --agent native): "${name}"`,
+    });
   if (route.wire === 'anthropic')
     return createAnthropicMessagesModel(route.modelId, routing.anthropic);
   return createOpenAIChatModel(
     route.modelId,
     routing.openai,
-    route.provider === 'anthropic' ? 'openai' : route.provider,
+    route.provider === 'anthropic' || route.provider === 'google' ? 'openai' : route.provider,
   );
 }

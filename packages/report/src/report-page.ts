@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { agreementTable, type HumanLabel } from '@osharm/metrics';
+import { nativeRunSummary } from './native-run';
 import { allJudgments, defaultJudgeKey } from './report-items';
 import type {
   CompactVerdict,
@@ -132,7 +133,7 @@ export async function buildTrajectoryDetail(
     params: Object.entries(record.params ?? {}).map(
       ([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)] as const,
     ),
-    notes: record.notes,
+    notes: nativeNotes(record.params, record.notes),
     errors: record.errors,
     score: record.score ?? null,
     finished: record.finished,
@@ -158,4 +159,10 @@ export async function buildTrajectoryDetail(
     final: record.finalScreenshot ? await linker.image(record, record.finalScreenshot) : null,
     updatedMs: record.updatedMs,
   };
+}
+
+/** The run's notes, the native agent's configuration first when it is a native run. */
+function nativeNotes(params: unknown, notes: readonly string[]): string[] {
+  const summary = nativeRunSummary(params as Readonly<Record<string, unknown>> | undefined);
+  return summary === undefined ? [...notes] : [summary, ...notes];
 }

@@ -1,4 +1,10 @@
 import {
+  createNativeAgent,
+  createScriptedSession,
+  readNativeScriptSync,
+  type SafetyCheckPolicy,
+} from '@osharm/agent/native';
+import {
   createAgentModel,
   createPromptAgent,
   createRefusingAgent,
@@ -9,11 +15,25 @@ import { endpointRouting, type ModelEndpoint } from '@osharm/models';
 import type { ActionSpace, ObservationType } from '@osharm/task-schema';
 
 /** Offline baseline model names: they need no key and no network. */
-export const OFFLINE_MODELS = ['offline-refuse', 'offline-replay:<trajectory dir>'] as const;
+export const OFFLINE_MODELS = [
+  'offline-refuse',
+  'offline-replay:<trajectory dir>',
+  'offline-native:<script.json> (with --agent native)',
+] as const;
 
 /** True for the offline baselines. */
 export function isOfflineModel(model: string): boolean {
-  return model === 'offline-refuse' || model.startsWith('offline-replay:');
+  return (
+    model === 'offline-refuse' ||
+    model.startsWith('offline-replay:') ||
+    model.startsWith('offline-native:')
+  );
+}
+
+/** The model dir of a run: `{model}`, or `{model}_native` for the native agent. */
+export function agentModelDir(model: string, agent: 'prompt' | 'native'): string {
+  const dir = modelDirName(model);
+  return agent === 'native' ? `${dir}_native` : dir;
 }
 
 /**
@@ -25,6 +45,7 @@ export function isOfflineModel(model: string): boolean {
  */
 export function modelDirName(model: string): string {
   if (model.startsWith('offline-replay:')) return 'offline-replay';
+  if (model.startsWith('offline-native:')) return 'offline-native';
   const parts = model.split('/');
   const unusable = (part: string) =>
     part === '' ||
@@ -48,7 +69,14 @@ export function createAgent(options: {
   env: Readonly<Record<string, string | undefined>>;
   /** Where the model is called (base URL, retries, timeout); from `runEndpoints`. */
   endpoint?: ModelEndpoint;
+  /** @default 'prompt' */
+  agent?: 'prompt' | 'native';
+  computerTool?: string;
+  safetyChecks?: SafetyCheckPolicy;
 }): AgentV1 {
+  if (options.agent === 'native') return createNative(options);
+  if (options.model.startsWith('offline-native:'))
+    throw new Error(`--model ${options.model} is a native script: use it with --agent native`);
   if (options.model === 'offline-refuse') {
     return createRefusingAgent({
       observationType: options.observationType,
@@ -85,3 +113,36 @@ export const REAL_MODEL_HINT = `This was an offline baseline, not a model. To ev
   ANTHROPIC_API_KEY=… ./osharm run --model claude-sonnet-4-20250514 …  (Anthropic)
   OPENAI_BASE_URL=http://127.0.0.1:8000/v1 ./osharm run --model <served model> …  (vLLM, Ollama: any OpenAI-compatible server)
 and judge with --judge-model gpt-4.1 (or any claude-* / OpenAI-compatible model).`;
+
+/** The native computer-use agent (`--agent native`), or the scripted native baseline (`offline-native:<file>`). */
+function createNative(options: Parameters<typeof createAgent>[0]): AgentV1 {
+  const policy = { safetyChecks: options.safetyChecks ?? 'stop' } as const;
+  if (options.model.startsWith('offline-native:')) {
+    const script = readNativeScriptSync(options.model.slice('offline-native:'.length));
+    return createNativeAgent({
+      model: 'offline-native',
+      vendor: script.vendor,
+      ...policy,
+      createSession: () => createScriptedSession(script, options.computerTool ?? 'scripted'),
+    });
+  }
+  const endpoint = options.endpoint;
+  // A vendor env var of another vendor (OPENAI_BASE_URL for a Gemini model) is not this model's.
+  const ownBaseUrl =
+    endpoint?.baseURL !== undefined &&
+    !(
+      (endpoint.baseURLFrom === 'OPENAI_BASE_URL' ||
+        endpoint.baseURLFrom === 'ANTHROPIC_BASE_URL') &&
+      options.model.startsWith('gemini')
+    );
+  return createNativeAgent({
+    model: options.model,
+    ...policy,
+    ...(options.computerTool !== undefined && { toolVersion: options.computerTool }),
+    session: {
+      env: options.env,
+      ...(ownBaseUrl && { baseURL: endpoint!.baseURL }),
+      ...(endpoint && { maxRetries: endpoint.maxRetries, timeout: endpoint.timeoutMs }),
+    },
+  });
+}

@@ -6,7 +6,8 @@ import { createDesktopEnv, loadAssetMap, type AssetSources } from '@osharm/deskt
 import { jailbreakModelDir } from '@osharm/injection';
 import type { Judgment } from '@osharm/task-schema';
 import { loadDataset } from '@osharm/task-schema';
-import { createAgent, modelDirName } from './agent-choice';
+import { checkToolVersion, computerUseVendor } from '@osharm/agent/native';
+import { agentModelDir, createAgent } from './agent-choice';
 import { providerFactory } from './providers';
 import { RunBreaker } from './run-breaker';
 import { runOne, type RunOutcome } from './run-one';
@@ -69,12 +70,18 @@ export interface BenchmarkControl {
   readonly onEvent?: (event: BenchmarkEvent) => void;
 }
 
-/** The options with every default filled in (provider: its id). */
+/**
+ * The options with every default filled in (provider: its id). The native agent observes
+ * screenshots and acts with pyautogui code: its runs sit under pyautogui/screenshot/{model}_native.
+ */
 function resolveFlags(options: BenchmarkOptions, providerId: string): RunFlags {
   const defined = Object.fromEntries(
     Object.entries(options).filter(([, value]) => value !== undefined),
   );
-  return { ...RUN_DEFAULTS, ...defined, provider: providerId } as RunFlags;
+  const flags = { ...RUN_DEFAULTS, ...defined, provider: providerId } as RunFlags;
+  return flags.agent === 'native'
+    ? { ...flags, actionSpace: 'pyautogui', observationType: 'screenshot' }
+    : flags;
 }
 
 /**
@@ -102,6 +109,21 @@ export async function runBenchmark(
   const flags = resolveFlags(options, firstProvider?.providerId ?? providerId);
 
   // Checks before any desktop starts, each with one message.
+  if (flags.agent !== 'native' && flags.computerTool !== undefined)
+    throw new RunOptionsError('--computer-tool goes with --agent native');
+  if (flags.agent !== 'native' && flags.model.startsWith('offline-native:'))
+    throw new RunOptionsError(`--model ${flags.model} is a native script: add --agent native`);
+  if (
+    flags.agent === 'native' &&
+    flags.computerTool !== undefined &&
+    !flags.model.startsWith('offline-native:')
+  ) {
+    try {
+      checkToolVersion(computerUseVendor(flags.model), flags.computerTool);
+    } catch (error) {
+      throw new RunOptionsError(`--computer-tool: ${(error as Error).message}`);
+    }
+  }
   const endpoints = runEndpoints(flags, io.env);
   checkRunFlags(flags, io, options.pathToVm === undefined ? undefined : 'cli');
   const assetMap = flags.assetMap ? await loadAssetMap(at(flags.assetMap)) : undefined;
@@ -129,8 +151,8 @@ export async function runBenchmark(
   let modelDir: string;
   try {
     modelDir = flags.jailbreak
-      ? jailbreakModelDir(modelDirName(flags.model))
-      : modelDirName(flags.model);
+      ? jailbreakModelDir(agentModelDir(flags.model, flags.agent))
+      : agentModelDir(flags.model, flags.agent);
   } catch (error) {
     throw new RunOptionsError((error as Error).message);
   }

@@ -49,6 +49,8 @@ export const RUN_DEFAULTS = {
   settle: 5,
   captionerModel: DEFAULT_CAPTION_MODEL,
   cacheDir: 'cache',
+  agent: 'prompt',
+  safetyChecks: 'stop',
 } as const satisfies Partial<RunFlags>;
 
 /**
@@ -114,6 +116,12 @@ export interface RunFlags {
   assetMap?: string;
   /** Never use the network for downloads. */
   offline?: boolean;
+  /** `prompt` (upstream's agent) or `native` (the vendor's own computer-use tool, runs under `{model}_native`). */
+  agent: 'prompt' | 'native';
+  /** Native agents: the computer tool version (default: by model). */
+  computerTool?: string;
+  /** Native agents: what a vendor safety check does. */
+  safetyChecks: 'acknowledge' | 'stop' | 'refuse';
 }
 
 /** Where the desktops come from: a bundled provider's name, a provider, or a factory (one per environment). */

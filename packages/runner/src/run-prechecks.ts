@@ -4,6 +4,7 @@ import { missingCredentials, resolveEndpoint, type ModelEndpoint } from '@osharm
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
 import { judgeTypeNeedsCaptions } from '@osharm/task-schema';
 import { checkLocalDesktopRequirements, defaultLocalApps, type LocalApp } from '@osharm/vm-local';
+import { computerUseVendor } from '@osharm/agent/native';
 import { isOfflineModel } from './agent-choice';
 import { RunOptionsError, type RunContextIo } from './run-options';
 import type { RunFlags } from './run-options';
@@ -56,7 +57,17 @@ export function runEndpoints(flags: RunFlags, env: RunContextIo['env']): RunEndp
   };
   for (const endpoint of [agent, judge, captioner]) {
     if (!endpoint) continue;
-    const missing = missingCredentials(endpoint, env);
+    // Gemini models run only as native agents and need their own key.
+    const gemini = endpoint.role === 'agent' && computerUseVendor(endpoint.model) === 'gemini';
+    if (gemini && flags.agent !== 'native')
+      throw new RunOptionsError(
+        `--model ${endpoint.model}: Gemini models run only with --agent native`,
+      );
+    const missing = gemini
+      ? env.GEMINI_API_KEY
+        ? undefined
+        : 'GEMINI_API_KEY'
+      : missingCredentials(endpoint, env);
     if (missing) {
       const flag = endpoint.role === 'agent' ? '--model' : `--${endpoint.role}-model`;
       throw new RunOptionsError(

@@ -1,6 +1,12 @@
 import { estimateInputTokens, estimateTokens } from './model-call';
 import type { ModelCall } from './model-call';
-import type { MalformedReply, ObjectReply, TextReply, TokenUsage } from './scripted-reply';
+import type {
+  ComputerCallsReply,
+  MalformedReply,
+  ObjectReply,
+  TextReply,
+  TokenUsage,
+} from './scripted-reply';
 
 /** The replies that become a completion (not an error and not silence). */
 export type AnswerReply = ObjectReply | TextReply | MalformedReply;
@@ -9,7 +15,11 @@ export type AnswerReply = ObjectReply | TextReply | MalformedReply;
 const PLACEHOLDER_OBJECT = { result: 'this structured output is cut short on purpose' };
 
 export function isAnswerReply(reply: object): reply is AnswerReply {
-  return 'object' in reply || 'text' in reply || 'malformed' in reply;
+  return !('calls' in reply) && ('object' in reply || 'text' in reply || 'malformed' in reply);
+}
+
+export function isComputerCallsReply(reply: object): reply is ComputerCallsReply {
+  return 'calls' in reply;
 }
 
 /** JSON text that is never valid: the first half of the object's JSON text. */
@@ -40,7 +50,11 @@ export function answerText(reply: AnswerReply): string {
 }
 
 /** The usage the reply names, or a rough estimate from the request and the answer text. */
-export function answerUsage(call: ModelCall, reply: AnswerReply, outputText: string): TokenUsage {
+export function answerUsage(
+  call: ModelCall,
+  reply: AnswerReply | ComputerCallsReply,
+  outputText: string,
+): TokenUsage {
   return (
     reply.usage ?? {
       inputTokens: estimateInputTokens(call.body),

@@ -1,17 +1,49 @@
-import { answerText, answerUsage, withoutRequiredKeys } from './answer-content';
+import {
+  answerText,
+  answerUsage,
+  isComputerCallsReply,
+  withoutRequiredKeys,
+} from './answer-content';
 import type { AnswerReply } from './answer-content';
+import type { ComputerCallsReply } from './scripted-reply';
 import type { ModelCall } from './model-call';
 
 /** Ids the encoder needs, made by the stand-in so they are unique and predictable. */
 export interface MessageIds {
   messageId: string;
   toolUseId: string;
+  /** A fresh `tool_use` id for each further block of a computer-calls reply. */
+  nextToolUseId?: () => string;
+}
+
+/** The content of a computer-calls reply: thinking, text, then one `tool_use` block per call. */
+function computerContent(
+  reply: ComputerCallsReply,
+  ids: MessageIds,
+): { content: Array<Record<string, unknown>>; outputText: string } {
+  const content: Array<Record<string, unknown>> = [];
+  if (reply.reasoning !== undefined)
+    content.push({ type: 'thinking', thinking: reply.reasoning, signature: 'stand-in-signature' });
+  if (reply.text !== undefined) content.push({ type: 'text', text: reply.text, citations: null });
+  reply.calls.forEach((call, position) => {
+    const { name, input, toolset_name: toolsetName } = call;
+    content.push({
+      type: 'tool_use',
+      id:
+        position === 0 ? ids.toolUseId : (ids.nextToolUseId?.() ?? `${ids.toolUseId}_${position}`),
+      name: typeof name === 'string' ? name : 'computer',
+      input: input ?? {},
+      caller: { type: 'direct' },
+      ...(typeof toolsetName === 'string' && { toolset_name: toolsetName }),
+    });
+  });
+  return { content, outputText: JSON.stringify(content) };
 }
 
 /** An Anthropic message answering `call` with `reply`. */
 export function anthropicMessage(
   call: ModelCall,
-  reply: AnswerReply,
+  reply: AnswerReply | ComputerCallsReply,
   ids: MessageIds,
   serviceTier: 'standard' | 'batch',
 ): Record<string, unknown> {
@@ -19,7 +51,10 @@ export function anthropicMessage(
   let content: Array<Record<string, unknown>>;
   let stopReason: string;
   let outputText: string;
-  if (mode === 'forced-tool' && !('text' in reply)) {
+  if (isComputerCallsReply(reply)) {
+    ({ content, outputText } = computerContent(reply, ids));
+    stopReason = reply.refusal ? 'refusal' : reply.calls.length > 0 ? 'tool_use' : 'end_turn';
+  } else if (mode === 'forced-tool' && !('text' in reply)) {
     const input = 'malformed' in reply ? withoutRequiredKeys(reply.object, schema) : reply.object;
     outputText = JSON.stringify(input);
     content = [{ type: 'tool_use', id: ids.toolUseId, name, input, caller: { type: 'direct' } }];

@@ -81,7 +81,7 @@ export function redactedHeaders(request: IncomingMessage): Record<string, string
     if (value === undefined) continue;
     const key = name.toLowerCase();
     headers[key] =
-      key === 'authorization' || key === 'x-api-key'
+      key === 'authorization' || key === 'x-api-key' || key === 'x-goog-api-key'
         ? '<redacted>'
         : Array.isArray(value)
           ? value.join(', ')

@@ -12,6 +12,7 @@ export type {
 } from './model-call';
 export { checkScriptedReply } from './scripted-reply';
 export type {
+  ComputerCallsReply,
   HangReply,
   MalformedReply,
   ObjectReply,

@@ -2,7 +2,7 @@ import type { ModelFault } from './faults';
 import { HttpError, isRecord } from './http-exchange';
 
 /** Which wire format a call used. */
-export type ModelVendor = 'openai' | 'anthropic';
+export type ModelVendor = 'openai' | 'anthropic' | 'gemini';
 
 /** Whether a call was made on its own or as one request of a batch. */
 export type CallRoute = 'direct' | 'batch';
@@ -35,10 +35,10 @@ export interface StructuredOutputRequest {
 /** What `respond` is told about one model call. */
 export interface ModelCall {
   vendor: ModelVendor;
-  /** `/v1/chat/completions` or `/v1/messages`. */
+  /** `/v1/chat/completions`, `/v1/responses`, `/v1/messages` or `/v1beta/models/{model}:generateContent`. */
   endpoint: string;
   model: string;
-  /** The `messages` array as sent. */
+  /** The `messages` array as sent (Responses: the `input` items; Gemini: the `contents`). */
   messages: unknown[];
   /**
    * The system prompt as text: Anthropic top-level `system` (blocks joined with blank lines), or
@@ -87,7 +87,17 @@ export interface RecordedModelCall {
 /** The parts of a {@link ModelCall} read from the request itself. */
 export type DescribedRequest = Omit<ModelCall, 'index' | 'via' | 'fault' | 'batchId' | 'customId'>;
 
-const IMAGE_PART_TYPES = new Set(['image', 'image_url', 'input_image']);
+const IMAGE_PART_TYPES = new Set(['image', 'image_url', 'input_image', 'computer_screenshot']);
+
+/** An image part: a typed image block, or a Gemini `inlineData` part with an image MIME type. */
+function isImagePart(value: Record<string, unknown>): boolean {
+  if (typeof value.type === 'string' && IMAGE_PART_TYPES.has(value.type)) return true;
+  return (
+    isRecord(value.inlineData) &&
+    typeof value.inlineData.mimeType === 'string' &&
+    value.inlineData.mimeType.startsWith('image/')
+  );
+}
 
 /** Characters an image counts for in the default token estimate (≈ 1000 tokens). */
 const IMAGE_CHARACTERS = 4000;
@@ -105,7 +115,7 @@ function textOf(content: unknown): string | undefined {
 function countImages(value: unknown): number {
   if (Array.isArray(value)) return value.reduce<number>((sum, item) => sum + countImages(item), 0);
   if (!isRecord(value)) return 0;
-  if (typeof value.type === 'string' && IMAGE_PART_TYPES.has(value.type)) return 1;
+  if (isImagePart(value)) return 1;
   return Object.values(value).reduce<number>((sum, item) => sum + countImages(item), 0);
 }
 
@@ -115,7 +125,7 @@ function countCharacters(value: unknown): number {
   if (Array.isArray(value))
     return value.reduce<number>((sum, item) => sum + countCharacters(item), 0);
   if (!isRecord(value)) return 0;
-  if (typeof value.type === 'string' && IMAGE_PART_TYPES.has(value.type)) return IMAGE_CHARACTERS;
+  if (isImagePart(value)) return IMAGE_CHARACTERS;
   return Object.values(value).reduce<number>((sum, item) => sum + countCharacters(item), 0);
 }
 
@@ -131,6 +141,10 @@ export function estimateTokens(text: string): number {
 export function estimateInputTokens(body: Record<string, unknown>): number {
   const characters =
     countCharacters(body.messages) +
+    countCharacters(body.input) +
+    countCharacters(body.contents) +
+    countCharacters(body.instructions) +
+    countCharacters(body.systemInstruction) +
     countCharacters(body.system) +
     countCharacters(body.tools) +
     countCharacters(body.functions);
@@ -279,5 +293,83 @@ export function describeAnthropicRequest(body: Record<string, unknown>): Describ
     structuredOutput,
     forcedToolName: structuredOutput.mode === 'forced-tool' ? structuredOutput.name : undefined,
     imageCount: countImages(messages),
+  };
+}
+
+/** Reads an OpenAI Responses request (`input` a string or items); an invalid one is a 400. */
+export function describeResponsesRequest(body: Record<string, unknown>): DescribedRequest {
+  if (typeof body.model !== 'string' || body.model === '')
+    throw new HttpError(400, 'model: a non-empty string is required');
+  if (body.stream === true)
+    throw new HttpError(400, 'stream: streaming is not supported by the model stand-in');
+  const input = body.input;
+  if (!(typeof input === 'string' || (Array.isArray(input) && input.length > 0)))
+    throw new HttpError(400, 'input: a string or a non-empty array is required');
+  const items = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
+  const systemTexts = [
+    typeof body.instructions === 'string' ? body.instructions : undefined,
+    ...items
+      .filter(isRecord)
+      .filter(item => item.role === 'system' || item.role === 'developer')
+      .map(item => textOf(item.content)),
+  ].filter((text): text is string => text !== undefined);
+  const text = isRecord(body.text) ? body.text : {};
+  const format = isRecord(text.format) ? text.format : {};
+  const structuredOutput: StructuredOutputRequest =
+    format.type === 'json_schema'
+      ? {
+          mode: 'json-schema',
+          field: 'text.format',
+          ...(typeof format.name === 'string' && { name: format.name }),
+          ...(isRecord(format.schema) && { schema: format.schema }),
+        }
+      : format.type === 'json_object'
+        ? { mode: 'json-object', field: 'text.format' }
+        : { mode: 'none' };
+  return {
+    vendor: 'openai',
+    endpoint: '/v1/responses',
+    model: body.model,
+    messages: items,
+    system: systemTexts.length > 0 ? systemTexts.join('\n\n') : undefined,
+    body,
+    structuredOutput,
+    forcedToolName: undefined,
+    imageCount: countImages(items),
+  };
+}
+
+/**
+ * Reads a Gemini generateContent request for `model` (from the URL, API `version` `v1beta` or
+ * `v1`); an invalid one is a 400.
+ */
+export function describeGeminiRequest(
+  model: string,
+  body: Record<string, unknown>,
+  version = 'v1beta',
+): DescribedRequest {
+  if (model === '') throw new HttpError(400, 'model: a model name is required in the URL');
+  if (!Array.isArray(body.contents) || body.contents.length === 0)
+    throw new HttpError(400, 'contents: a non-empty array is required');
+  const systemInstruction = isRecord(body.systemInstruction) ? body.systemInstruction : {};
+  const config = isRecord(body.generationConfig) ? body.generationConfig : {};
+  const schema = isRecord(config.responseJsonSchema)
+    ? config.responseJsonSchema
+    : isRecord(config.responseSchema)
+      ? config.responseSchema
+      : undefined;
+  return {
+    vendor: 'gemini',
+    endpoint: `/${version}/models/${model}:generateContent`,
+    model,
+    messages: body.contents,
+    system: textOf(systemInstruction.parts),
+    body,
+    structuredOutput:
+      config.responseMimeType === 'application/json'
+        ? { mode: 'json-schema', field: 'generationConfig', ...(schema && { schema }) }
+        : { mode: 'none' },
+    forcedToolName: undefined,
+    imageCount: countImages(body.contents),
   };
 }

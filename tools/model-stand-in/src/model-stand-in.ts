@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AnthropicBatchStore } from './anthropic-batches';
-import { anthropicErrorBody, anthropicMessage } from './anthropic-wire';
-import { isAnswerReply } from './answer-content';
+import { anthropicErrorBody } from './anthropic-wire';
+import { isAnswerReply, isComputerCallsReply } from './answer-content';
 import {
   DEFAULT_FAULT_TIMEOUT_MS,
   DEFAULT_RETRY_AFTER_SECONDS,
@@ -20,7 +20,15 @@ import {
   sendBytes,
   sendJson,
 } from './http-exchange';
-import { describeAnthropicRequest, describeOpenaiRequest } from './model-call';
+import { answerBody } from './answer-body';
+import type { ModelWire } from './answer-body';
+import { geminiErrorBody } from './gemini-wire';
+import {
+  describeAnthropicRequest,
+  describeGeminiRequest,
+  describeOpenaiRequest,
+  describeResponsesRequest,
+} from './model-call';
 import type {
   CallRoute,
   DescribedRequest,
@@ -29,11 +37,12 @@ import type {
   RecordedModelCall,
 } from './model-call';
 import { OpenaiBatchStore } from './openai-batches';
-import { openaiChatCompletion, openaiErrorBody } from './openai-wire';
+import { openaiErrorBody } from './openai-wire';
+import { checkResponsesTurn } from './responses-wire';
+import type { StoredResponse } from './responses-wire';
 import { checkScriptedReply } from './scripted-reply';
 import type { ScriptedReply } from './scripted-reply';
 import type { BatchCallOutcome, StandInContext } from './stand-in-context';
-import { unixSeconds } from './stand-in-context';
 
 /** Options of {@link startModelStandIn}. */
 export interface ModelStandInOptions {
@@ -65,6 +74,8 @@ export interface ModelStandIn {
   readonly openaiBaseUrl: string;
   /** `url`: the `baseURL` for `new Anthropic({ baseURL, apiKey })`. */
   readonly anthropicBaseUrl: string;
+  /** `url`: the `httpOptions.baseUrl` for `new GoogleGenAI({ apiKey, httpOptions: { baseUrl } })`. */
+  readonly geminiBaseUrl: string;
   /** Every model call so far, direct or inside a batch, in arrival order. */
   readonly calls: readonly RecordedModelCall[];
   /** Stops listening, drops open connections (hanging requests included) and pending batches. */
@@ -98,6 +109,10 @@ function hasCredentials(request: IncomingMessage, vendor: ModelVendor): boolean 
   const authorization = request.headers.authorization ?? '';
   const bearer = /^Bearer\s+\S+/i.test(authorization);
   if (vendor === 'openai') return bearer;
+  if (vendor === 'gemini') {
+    const apiKey = request.headers['x-goog-api-key'];
+    return typeof apiKey === 'string' && apiKey.trim() !== '';
+  }
   const apiKey = request.headers['x-api-key'];
   return bearer || (typeof apiKey === 'string' && apiKey.trim() !== '');
 }
@@ -142,8 +157,10 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
     const body =
       vendor === 'openai'
         ? openaiErrorBody(status, message)
-        : anthropicErrorBody(status, message, requestId);
-    const idHeader = vendor === 'openai' ? 'x-request-id' : 'request-id';
+        : vendor === 'gemini'
+          ? geminiErrorBody(status, message)
+          : anthropicErrorBody(status, message, requestId);
+    const idHeader = vendor === 'anthropic' ? 'request-id' : 'x-request-id';
     sendJson(exchange.response, status, body, { [idHeader]: requestId, ...headers });
   };
 
@@ -210,11 +227,31 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
   const openaiBatches = new OpenaiBatchStore(context);
   const anthropicBatches = new AnthropicBatchStore(context);
 
-  /** A direct chat completion or message: fault, respond(), delay, answer. */
-  const modelCall = async (exchange: Exchange, vendor: ModelVendor): Promise<void> => {
+  /** Responses given on `/v1/responses`, by id, to check the next turn as the API does. */
+  const responses = new Map<string, StoredResponse>();
+
+  /**
+   * A direct chat completion, response, message or generateContent: fault, respond(), delay,
+   * answer.
+   */
+  const modelCall = async (
+    exchange: Exchange,
+    wire: ModelWire,
+    geminiModel = '',
+    geminiVersion = 'v1beta',
+  ): Promise<void> => {
+    const vendor: ModelVendor =
+      wire === 'messages' ? 'anthropic' : wire === 'gemini' ? 'gemini' : 'openai';
     const body = parseJsonObject(await readBody(exchange.request));
     const described =
-      vendor === 'openai' ? describeOpenaiRequest(body) : describeAnthropicRequest(body);
+      wire === 'chat'
+        ? describeOpenaiRequest(body)
+        : wire === 'responses'
+          ? describeResponsesRequest(body)
+          : wire === 'gemini'
+            ? describeGeminiRequest(geminiModel, body, geminiVersion)
+            : describeAnthropicRequest(body);
+    if (wire === 'responses') checkResponsesTurn(body, responses);
     const fault = nextFault();
     const outcome = await runCall(described, redactedHeaders(exchange.request), 'direct', fault);
     if ('error' in outcome) {
@@ -223,8 +260,13 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
     }
     let reply: ScriptedReply = outcome.reply;
     if (fault === 'malformed')
-      reply =
-        'text' in reply
+      reply = isComputerCallsReply(reply)
+        ? // cut by the token limit before any call
+          {
+            text: (reply.text ?? '').slice(0, Math.ceil((reply.text ?? '').length / 2)),
+            truncated: true,
+          }
+        : 'text' in reply
           ? // a broken free-text answer is one cut by the token limit
             { text: reply.text.slice(0, Math.ceil(reply.text.length / 2)), truncated: true }
           : { malformed: true, ...('object' in reply && { object: reply.object }) };
@@ -251,30 +293,21 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
           reply.message ?? `scripted error ${reply.status}`,
           headers,
         );
-    } else if (isAnswerReply(reply)) {
-      const requestId = nextId('req_');
-      if (vendor === 'openai') {
-        const completion = openaiChatCompletion(
-          outcome.call,
-          reply,
-          { completionId: nextId('chatcmpl-'), toolCallId: nextId('call_') },
-          unixSeconds(),
-        );
-        sendJson(exchange.response, 200, completion, { 'x-request-id': requestId });
-      } else {
-        const message = anthropicMessage(
-          outcome.call,
-          reply,
-          { messageId: nextId('msg_'), toolUseId: nextId('toolu_') },
-          'standard',
-        );
-        sendJson(exchange.response, 200, message, { 'request-id': requestId });
-      }
+    } else if (isComputerCallsReply(reply) && wire === 'chat') {
+      sendError(
+        exchange,
+        vendor,
+        400,
+        'a computer-calls reply needs /v1/responses, not chat completions',
+      );
+    } else if (isAnswerReply(reply) || isComputerCallsReply(reply)) {
+      const { body: answer, idHeader } = answerBody(wire, outcome.call, reply, nextId, responses);
+      sendJson(exchange.response, 200, answer, { [idHeader]: nextId('req_') });
     }
   };
 
   const json = (exchange: Exchange, vendor: ModelVendor, body: unknown): void => {
-    const idHeader = vendor === 'openai' ? 'x-request-id' : 'request-id';
+    const idHeader = vendor === 'anthropic' ? 'request-id' : 'x-request-id';
     sendJson(exchange.response, 200, body, { [idHeader]: nextId('req_') });
   };
   const jsonBody = async (exchange: Exchange) => parseJsonObject(await readBody(exchange.request));
@@ -284,7 +317,13 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
       method: 'POST',
       path: 'chat/completions',
       vendor: 'openai',
-      handle: exchange => modelCall(exchange, 'openai'),
+      handle: exchange => modelCall(exchange, 'chat'),
+    },
+    {
+      method: 'POST',
+      path: 'responses',
+      vendor: 'openai',
+      handle: exchange => modelCall(exchange, 'responses'),
     },
     {
       method: 'POST',
@@ -364,7 +403,7 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
       method: 'POST',
       path: 'messages',
       vendor: 'anthropic',
-      handle: exchange => modelCall(exchange, 'anthropic'),
+      handle: exchange => modelCall(exchange, 'messages'),
     },
     {
       method: 'POST',
@@ -432,9 +471,31 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
       response,
       signal: AbortSignal.any([gone.signal, lifetime.signal]),
     };
-    const found = parts[0] === 'v1' ? findRoute(method, parts.slice(1)) : undefined;
+    // Gemini: POST /v1beta/models/{model}:generateContent (or /v1/…, the SDK's default version)
+    const geminiModel =
+      method === 'POST' &&
+      (parts[0] === 'v1beta' || parts[0] === 'v1') &&
+      parts[1] === 'models' &&
+      parts.length === 3
+        ? /^(.+):generateContent$/.exec(decodeURIComponent(parts[2]!))?.[1]
+        : undefined;
+    const found =
+      geminiModel !== undefined
+        ? {
+            route: {
+              method,
+              path: '',
+              vendor: 'gemini' as const,
+              handle: (exchange: Exchange) => modelCall(exchange, 'gemini', geminiModel, parts[0]),
+            },
+            id: '',
+          }
+        : parts[0] === 'v1'
+          ? findRoute(method, parts.slice(1))
+          : undefined;
     const vendor: ModelVendor =
-      found?.route.vendor ?? (parts[1] === 'messages' ? 'anthropic' : 'openai');
+      found?.route.vendor ??
+      (parts[0] === 'v1beta' ? 'gemini' : parts[1] === 'messages' ? 'anthropic' : 'openai');
     try {
       if (!found) {
         request.resume();
@@ -449,7 +510,9 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
           401,
           vendor === 'openai'
             ? 'You did not provide an API key (Authorization: Bearer …).'
-            : 'An API key is required (x-api-key, or Authorization: Bearer …).',
+            : vendor === 'gemini'
+              ? 'An API key is required (x-goog-api-key).'
+              : 'An API key is required (x-api-key, or Authorization: Bearer …).',
         );
         return;
       }
@@ -486,6 +549,7 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
     url,
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
+    geminiBaseUrl: url,
     calls,
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {

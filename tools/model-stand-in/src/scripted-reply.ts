@@ -50,13 +50,38 @@ export interface StatusReply extends ReplyDelay {
   message?: string;
 }
 
+/**
+ * Answer with native computer-use tool calls, in the vendor's own shape (the stand-in adds ids,
+ * block types and status):
+ * - Anthropic (`/v1/messages`): `{ name, input, toolset_name? }` → a `tool_use` block each (the
+ *   classic tool is named `computer` with `input.action`; a GA toolset member is named after the
+ *   member with `toolset_name: 'computer'`);
+ * - OpenAI Responses (`/v1/responses`): `{ actions }` (GA `computer` tool) or `{ action }`
+ *   (`computer_use_preview`), optional `pending_safety_checks: [{ id, code?, message? }]` → a
+ *   `computer_call` item each;
+ * - Gemini (`generateContent`): `{ name, args }` → a `functionCall` part each.
+ * On chat completions it is answered as a 400 (that wire has no computer tool).
+ */
+export interface ComputerCallsReply extends ReplyDelay {
+  calls: Array<Record<string, unknown>>;
+  /** Assistant text beside the calls (Anthropic `text` block, OpenAI `message`, Gemini text part). */
+  text?: string;
+  /** Reasoning (Anthropic `thinking` block, OpenAI `reasoning` item summary, Gemini thought part). */
+  reasoning?: string;
+  /** A refusal: Anthropic `stop_reason: refusal`, OpenAI `refusal` content, Gemini `finishReason: SAFETY`. */
+  refusal?: true;
+  /** Token counts to report (default: about one token per 4 characters). */
+  usage?: TokenUsage;
+}
+
 /** Never answer: the request stays open until the client gives up or the stand-in closes. */
 export interface HangReply extends ReplyDelay {
   hang: true;
 }
 
 /** What `respond` tells the stand-in to answer to one model call. */
-export type ScriptedReply = ObjectReply | TextReply | MalformedReply | StatusReply | HangReply;
+export type ScriptedReply =
+  ObjectReply | TextReply | MalformedReply | StatusReply | HangReply | ComputerCallsReply;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -80,12 +105,15 @@ export function checkScriptedReply(reply: unknown): ScriptedReply {
     checkCount(reply.usage.inputTokens, 'reply.usage.inputTokens');
     checkCount(reply.usage.outputTokens, 'reply.usage.outputTokens');
   }
-  const kinds = ['object', 'text', 'malformed', 'status', 'hang'].filter(
-    key => key in reply && !(key === 'object' && 'malformed' in reply),
+  const kinds = ['object', 'text', 'malformed', 'status', 'hang', 'calls'].filter(
+    key =>
+      key in reply &&
+      !(key === 'object' && 'malformed' in reply) &&
+      !(key === 'text' && 'calls' in reply),
   );
   if (kinds.length !== 1)
     throw new TypeError(
-      `respond() must return exactly one of object, text, malformed, status or hang; got keys ${Object.keys(reply).join(', ') || 'none'}`,
+      `respond() must return exactly one of object, text, malformed, status, hang or calls; got keys ${Object.keys(reply).join(', ') || 'none'}`,
     );
   if ('object' in reply && reply.object !== undefined && !isRecord(reply.object))
     throw new TypeError('reply.object must be a JSON object');
@@ -94,6 +122,16 @@ export function checkScriptedReply(reply: unknown): ScriptedReply {
   if ('malformed' in reply && reply.malformed !== true)
     throw new TypeError('reply.malformed must be true');
   if ('hang' in reply && reply.hang !== true) throw new TypeError('reply.hang must be true');
+  if ('calls' in reply) {
+    if (!Array.isArray(reply.calls) || !reply.calls.every(isRecord))
+      throw new TypeError('reply.calls must be an array of objects');
+    if (reply.text !== undefined && typeof reply.text !== 'string')
+      throw new TypeError('reply.text must be a string');
+    if (reply.reasoning !== undefined && typeof reply.reasoning !== 'string')
+      throw new TypeError('reply.reasoning must be a string');
+    if (reply.refusal !== undefined && reply.refusal !== true)
+      throw new TypeError('reply.refusal must be true');
+  }
   if ('status' in reply) {
     const status = reply.status;
     if (!(typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599))

@@ -121,8 +121,28 @@ export function runCommand(run: CliRun): Command {
     )
     .option(
       '--model <model>',
-      'agent model: gpt-*, o*, claude-*, any OpenAI-compatible name, or offline-refuse / offline-replay:<dir>',
+      'agent model: gpt-*, o*, claude-*, gemini-* (native only), any OpenAI-compatible name, or offline-refuse / offline-replay:<dir> / offline-native:<script> (native)',
       RUN_DEFAULTS.model,
+    )
+    .addOption(
+      new Option(
+        '--agent <agent>',
+        "prompt: upstream's agent (pyautogui code from a screenshot / a11y tree); native: the vendor's own computer-use tool (model dir {model}_native)",
+      )
+        .choices(['prompt', 'native'])
+        .default(RUN_DEFAULTS.agent),
+    )
+    .option(
+      '--computer-tool <version>',
+      'native agent: the computer tool version (computer_20250124, computer_20251124, computer_toolset_20260801, computer, computer_use_preview, computer_use; default: by model)',
+    )
+    .addOption(
+      new Option(
+        '--safety-checks <policy>',
+        'native agent: a vendor safety check (OpenAI pending_safety_checks, Gemini require_confirmation) is acknowledged, stops the run, or counts as a refusal',
+      )
+        .choices(['acknowledge', 'stop', 'refuse'])
+        .default(RUN_DEFAULTS.safetyChecks),
     )
     .option(
       '--judge-model <model>',

@@ -97,6 +97,8 @@ export class TrajectoryWriter {
     response: string;
     actions: readonly Action[];
     observation?: ObservationQuality;
+    /** A native agent's record of the step (osharm's key). */
+    native?: Readonly<Record<string, unknown>>;
   }): Promise<void> {
     this.log.steps.push({
       a11y_tree: step.a11yTree,
@@ -104,6 +106,7 @@ export class TrajectoryWriter {
       response: step.response,
       actions: [...step.actions],
       ...(step.observation ? { observation: observationRecord(step.observation) } : {}),
+      ...(step.native ? { native: step.native } : {}),
     });
     if (step.observation) {
       const counts = this.counts;

@@ -1,0 +1,122 @@
+/**
+ * What each vendor's model sees of the screen, and the way back: screenshots are downscaled to
+ * what the vendor accepts and the model's coordinates are scaled back to screen pixels.
+ *
+ * - Anthropic: the API downsizes (or rejects, `image_dimensions_too_large`) images above a long
+ *   side of 1568 px or about 1.15 megapixels, and the model's coordinates then no longer match the
+ *   screen, so the harness sends images within both limits and scales back itself.
+ * - OpenAI: at `detail: "high"` an image is fitted into 2048 × 2048 and then its short side to
+ *   768 px; sending that size keeps the coordinates in the image the model saw.
+ * - Gemini: the screenshot goes as it is; coordinates come on a normalized 0–999 grid.
+ */
+import sharp from 'sharp';
+
+export interface Size {
+  width: number;
+  height: number;
+}
+
+/** Image limits of a vendor (all optional: no limit). */
+export interface ImageLimits {
+  /** Longest side, px. */
+  maxLongSide?: number;
+  /** Width × height, px. */
+  maxPixels?: number;
+  /** Fit into this square first, px (OpenAI). */
+  fitSquare?: number;
+  /** Then the short side at most this, px (OpenAI). */
+  maxShortSide?: number;
+}
+
+export const ANTHROPIC_IMAGE_LIMITS: ImageLimits = { maxLongSide: 1568, maxPixels: 1_150_000 };
+export const OPENAI_IMAGE_LIMITS: ImageLimits = { fitSquare: 2048, maxShortSide: 768 };
+export const GEMINI_IMAGE_LIMITS: ImageLimits = {};
+
+/** Side of Gemini's normalized coordinate grid: coordinates run 0–999. */
+export const GEMINI_GRID = 1000;
+
+function checkSize(size: Size, what: string): void {
+  for (const side of ['width', 'height'] as const)
+    if (!(Number.isInteger(size[side]) && size[side] > 0))
+      throw new RangeError(`${what}.${side} must be a positive integer, got ${size[side]}`);
+}
+
+/** The size an image of `screen` is sent at under `limits` (never larger than the screen). */
+export function imageSizeFor(screen: Size, limits: ImageLimits): Size {
+  checkSize(screen, 'screen');
+  let factor = 1;
+  const long = Math.max(screen.width, screen.height);
+  const short = Math.min(screen.width, screen.height);
+  if (limits.maxLongSide !== undefined) factor = Math.min(factor, limits.maxLongSide / long);
+  if (limits.maxPixels !== undefined)
+    factor = Math.min(factor, Math.sqrt(limits.maxPixels / (screen.width * screen.height)));
+  if (limits.fitSquare !== undefined) factor = Math.min(factor, limits.fitSquare / long);
+  if (limits.maxShortSide !== undefined)
+    // after the square fit, the short side is short × factor: at most maxShortSide
+    factor = Math.min(factor, limits.maxShortSide / short);
+  if (factor >= 1) return { ...screen };
+  return {
+    width: Math.max(1, Math.floor(screen.width * factor)),
+    height: Math.max(1, Math.floor(screen.height * factor)),
+  };
+}
+
+/** How the model's coordinates map to the screen. */
+export interface Scaling {
+  screen: Size;
+  /** The size of the screenshots the model gets. */
+  image: Size;
+  /** The model's coordinate space: the image size, or Gemini's 1000 × 1000 grid. */
+  coordinates: Size;
+}
+
+/** The scaling for a screen under a vendor's limits; `normalized` for Gemini's 0–999 grid. */
+export function scalingFor(screen: Size, limits: ImageLimits, normalized = false): Scaling {
+  const image = imageSizeFor(screen, limits);
+  return {
+    screen: { ...screen },
+    image,
+    coordinates: normalized ? { width: GEMINI_GRID, height: GEMINI_GRID } : { ...image },
+  };
+}
+
+const clamp = (value: number, max: number) => Math.min(Math.max(value, 0), max);
+
+/** A model coordinate → screen pixels (rounded, clamped to the screen). */
+export function toScreen(scaling: Scaling, x: number, y: number): { x: number; y: number } {
+  if (!Number.isFinite(x) || !Number.isFinite(y))
+    throw new RangeError(`coordinates must be finite numbers, got (${x}, ${y})`);
+  const { screen, coordinates } = scaling;
+  return {
+    x: clamp(Math.round((x * screen.width) / coordinates.width), screen.width - 1),
+    y: clamp(Math.round((y * screen.height) / coordinates.height), screen.height - 1),
+  };
+}
+
+/** Screen pixels → the model's coordinate space (for cursor positions the model asks for). */
+export function toModel(scaling: Scaling, x: number, y: number): { x: number; y: number } {
+  const { screen, coordinates } = scaling;
+  return {
+    x: clamp(Math.round((x * coordinates.width) / screen.width), coordinates.width - 1),
+    y: clamp(Math.round((y * coordinates.height) / screen.height), coordinates.height - 1),
+  };
+}
+
+/** A length along x or y in model units → screen pixels. */
+export function lengthToScreen(scaling: Scaling, axis: 'x' | 'y', length: number): number {
+  const side = axis === 'x' ? 'width' : 'height';
+  return (length * scaling.screen[side]) / scaling.coordinates[side];
+}
+
+/**
+ * The screenshot as the model gets it: resized to `scaling.image` when that is smaller than the
+ * screen (PNG in, PNG out), else the same bytes.
+ */
+export async function screenshotForModel(png: Buffer, scaling: Scaling): Promise<Buffer> {
+  const { image, screen } = scaling;
+  if (image.width === screen.width && image.height === screen.height) return png;
+  return sharp(png)
+    .resize(image.width, image.height, { fit: 'fill', kernel: 'lanczos3' })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+}

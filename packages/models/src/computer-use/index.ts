@@ -1,0 +1,20 @@
+export { computerUseVendor, createComputerUseSession } from './create-session';
+export { SAFETY_CHECK_POLICIES } from './session';
+export type {
+  CallOutcome,
+  ComputerUseCall,
+  ComputerUseSession,
+  ComputerUseSettings,
+  ComputerUseTurn,
+  ComputerUseVendor,
+  SafetyCheck,
+  SafetyCheckPolicy,
+  Screenshot,
+} from './session';
+export {
+  ANTHROPIC_TOOL_VERSIONS,
+  GEMINI_TOOL_VERSIONS,
+  OPENAI_TOOL_VERSIONS,
+  checkToolVersion,
+  defaultToolVersion,
+} from './tool-versions';

@@ -1,0 +1,47 @@
+/**
+ * Which computer tool a model gets by default. Newer Claude models answer 400 to the older tools,
+ * and only the newest accept the GA toolset; `--computer-tool` overrides the choice.
+ */
+import type { ComputerUseVendor } from './session';
+
+export const ANTHROPIC_TOOL_VERSIONS = [
+  'computer_20250124',
+  'computer_20251124',
+  'computer_toolset_20260801',
+] as const;
+export const OPENAI_TOOL_VERSIONS = ['computer', 'computer_use_preview'] as const;
+export const GEMINI_TOOL_VERSIONS = ['computer_use'] as const;
+
+/** The beta header a classic Anthropic tool version needs (none for the GA toolset). */
+export const ANTHROPIC_BETA: Readonly<Record<string, string>> = {
+  computer_20250124: 'computer-use-2025-01-24',
+  computer_20251124: 'computer-use-2025-11-24',
+};
+
+/** The default tool version for a model of a vendor. */
+export function defaultToolVersion(vendor: ComputerUseVendor, modelId: string): string {
+  if (vendor === 'openai')
+    return modelId.startsWith('computer-use-preview') ? 'computer_use_preview' : 'computer';
+  if (vendor === 'gemini') return 'computer_use';
+  // Claude 5 and later: the GA toolset; Opus 4.5+/Sonnet 4.6+: computer_20251124; older: computer_20250124.
+  if (/^claude-(?:(?:opus|sonnet|haiku)-)?(?:[5-9]|\d{2,})(?:\D|$)/.test(modelId))
+    return 'computer_toolset_20260801';
+  if (/^claude-(?:opus-4-(?:[5-9])|sonnet-4-(?:[6-9])|haiku-4-(?:[6-9]))(?:\D|$)/.test(modelId))
+    return 'computer_20251124';
+  return 'computer_20250124';
+}
+
+/** Throws a RangeError naming the versions of the vendor when `version` is not one of them. */
+export function checkToolVersion(vendor: ComputerUseVendor, version: string): string {
+  const known: readonly string[] =
+    vendor === 'anthropic'
+      ? ANTHROPIC_TOOL_VERSIONS
+      : vendor === 'openai'
+        ? OPENAI_TOOL_VERSIONS
+        : GEMINI_TOOL_VERSIONS;
+  if (!known.includes(version))
+    throw new RangeError(
+      `computer tool "${version}" is not one of ${vendor}'s: ${known.join(', ')}`,
+    );
+  return version;
+}
