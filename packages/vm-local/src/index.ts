@@ -3,7 +3,7 @@
 // provider
 export { createLocalProvider, LocalProvider } from './local-provider';
 export type { LocalProviderSettings } from './local-provider';
-export type { SudoAttempt, SudoOutcome } from './local-sandbox';
+export type { SudoAttempt, SudoOutcome } from './sandbox-sudo-log';
 export {
   availableMemoryMb,
   capacityWarning,

@@ -5,7 +5,8 @@ import type { LocalApp } from './local-requirements';
 import { defaultWorkDir, startSandbox } from './local-sandbox';
 import { defaultResourceLimits } from './sandbox-limits';
 import { recordingSettings, type RecordingSettings } from './guest-recording';
-import type { RunningSandbox, SudoAttempt } from './local-sandbox';
+import type { RunningSandbox } from './local-sandbox';
+import type { SudoAttempt } from './sandbox-sudo-log';
 
 /** Settings of {@link createLocalProvider}. Every field is optional. */
 export interface LocalProviderSettings {
