@@ -106,6 +106,10 @@ describe('fidelityRecord', () => {
     expect(gimp.apps_missing).toEqual(['gimp']);
     const settings = fidelityRecord(base({ task: task([], { related_apps: ['settings'] }) }));
     expect(settings.reasons).toEqual(['GNOME Settings is not on this desktop']);
+    expect(settings.notes.join('\n')).toMatch(/accountsservice/);
+    const disks = fidelityRecord(base({ task: task([], { related_apps: ['disks'] }) }));
+    expect(disks.reasons).toEqual(['GNOME Disks is not on this desktop']);
+    expect(disks.notes.join('\n')).toMatch(/udisks2/);
     const failed = fidelityRecord(base({ setup: undefined }));
     expect(failed).toMatchObject({ faithful: false, setup: { completed: false } });
   });

@@ -131,6 +131,18 @@ const GNOME_ONLY: Readonly<Record<string, string>> = {
   disks: 'GNOME Disks',
 };
 
+/**
+ * Why the local desktop cannot have them: Debian packages them (gnome-control-center,
+ * gnome-disk-utility), but what the tasks use (Users, Disks) is a front end of a root system
+ * daemon on the system D-Bus, which an unprivileged sandbox cannot run.
+ */
+const GNOME_ONLY_WHY: Readonly<Record<string, string>> = {
+  settings:
+    "GNOME Settings' Users panel needs accountsservice and polkit on a system D-Bus (root daemons); the sandbox has neither",
+  disks:
+    'GNOME Disks needs udisks2 (a root daemon on the system D-Bus with the block devices); the sandbox has neither',
+};
+
 /** Window names upstream's apps have, and the names the local desktop's builds show instead. */
 const WINDOW_ALIASES: Readonly<Record<string, readonly string[]>> = {
   'google chrome': ['chromium'],
@@ -227,6 +239,7 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
   );
   for (const app of missing) {
     reasons.push(`${GNOME_ONLY[app] ?? app} is not on this desktop`);
+    if (local && GNOME_ONLY_WHY[app]) notes.push(GNOME_ONLY_WHY[app]);
   }
 
   const warnings = (input.setup?.warnings ?? []).map(warning => judgeWarning(warning, input));
