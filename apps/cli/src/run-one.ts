@@ -115,6 +115,7 @@ export async function runOne(
   const fidelity = await writeRunFidelity(plannedRun, {
     provider: flags.provider,
     injectionSteps: injection?.steps,
+    network: flags.network === true,
   }).catch(() => undefined);
   if (result.error !== undefined) {
     return {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { chmod, chown, copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
+import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,8 @@ import { pinGuestSocket, sealHarnessDir, socketBridge, tunnelBridge } from './sa
 import { createSandboxLimits, removeStaleCgroups } from './sandbox-limits';
 import type { LimitUsage, ResourceLimits } from './sandbox-limits';
 import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
+import { attachNetwork, readChildPid, sandboxResolvConf } from './sandbox-network';
+import type { SandboxNetwork } from './sandbox-network';
 import { createStateDir, reapStaleStateDirs } from './sandbox-state';
 import { readSudoLog } from './sandbox-sudo-log';
 import type { SudoAttempt } from './sandbox-sudo-log';
@@ -42,6 +45,8 @@ export interface SandboxOptions {
   readonly nodePath?: string;
   /** The package directory to bind (dist/ and guest/). @default this package */
   readonly packageDir?: string;
+  /** User-mode networking (slirp4netns); default: no network, only the sandbox's own loopback. */
+  readonly network?: boolean;
   readonly onLog?: (line: string) => void;
   readonly abortSignal?: AbortSignal;
 }
@@ -136,6 +141,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   await mkdir(harnessDir, { mode: 0o700 });
   await mkdir(controlDir, { mode: 0o700 });
   await writeStateFiles(stateDir, packageDir);
+  const resolvConf = join(stateDir, 'resolv.conf');
+  if (options.network) await writeFile(resolvConf, sandboxResolvConf());
 
   // The token and the caller's extra environment travel in files only the sandbox account can
   // read (bwrap's command line, --setenv included, is visible to every host user in `ps`); the
@@ -186,6 +193,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     env,
     tmpfsSizeMb: options.tmpfsSizeMb,
     overrideSudo,
+    ...(options.network ? { network: { resolvConf, infoFd: 3 } } : {}),
   });
   const dropped: [string, string[]] =
     runAs === null
@@ -214,7 +222,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     if (options.onLog) for (const line of text.split('\n')) if (line.trim()) options.onLog(line);
   };
   const child: ChildProcess = spawn(command, commandArgs, {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.network ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
   child.stdout?.on('data', appendLog);
@@ -234,6 +242,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   });
 
   const bridges: Server[] = [];
+  let network: SandboxNetwork | undefined;
   let destroyed = false;
   const destroy = async (): Promise<void> => {
     if (destroyed) return;
@@ -246,6 +255,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       }
       await Promise.race([exitPromise, delay(5_000)]);
     }
+    await network?.stop();
     await limits.remove();
     await Promise.all(
       bridges.map(server => new Promise<void>(resolve => server.close(() => resolve()))),
@@ -256,6 +266,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
 
   let endpointBase: GuestEndpoint | undefined;
   try {
+    if (options.network) {
+      const childPid = await readChildPid(child.stdio[3] as Readable, options.startTimeoutMs);
+      network = await attachNetwork({ childPid, timeoutMs: 10_000, onLog: options.onLog });
+    }
     const deadline = Date.now() + options.startTimeoutMs;
     for (;;) {
       if (spawnError) throw new Error(`could not run ${command}: ${spawnError.message}`);

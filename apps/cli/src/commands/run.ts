@@ -176,7 +176,7 @@ export function runCommand(run: CliRun): Command {
     )
     .option(
       '--network',
-      'podman / docker: give the desktops a network with a route out (default: none)',
+      "give the desktops a network with a route out (local: slirp4netns user-mode networking, host loopback unreachable; podman / docker: the engine's network) (default: none)",
     )
     .option(
       '--num-envs <n>',
@@ -333,6 +333,7 @@ async function runBenchmark(
             pids: flags.pids,
             cpus: flags.cpus,
             recording: { fps: flags.recordingFps },
+            network: flags.network === true,
           })
         : flags.provider === 'podman' || flags.provider === 'docker'
           ? createContainerProvider({
