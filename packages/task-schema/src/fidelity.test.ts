@@ -143,6 +143,16 @@ describe('fidelityRecord', () => {
     const absent = fidelityRecord(base({ task: steps, setup, firstObservation: 'desktop' }));
     expect(absent.faithful).toBe(false);
     expect(absent.reasons[0]).toMatch(/activate_window/);
+    // a task that never starts the window's application: it fails on upstream's VM too
+    const neverStarted = fidelityRecord(
+      base({
+        task: { ...steps, id: '___shell_script_permissions_aug' },
+        setup,
+        firstObservation: 'desktop',
+      }),
+    );
+    expect(neverStarted.faithful).toBe(true);
+    expect(neverStarted.setup.warnings[0]!.why).toMatch(/upstream's VM too/);
   });
 
   it('a desktop notification must be in the first observation; other vectors are only recorded', () => {
