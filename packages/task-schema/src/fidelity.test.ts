@@ -153,6 +153,10 @@ describe('fidelityRecord', () => {
     );
     expect(neverStarted.faithful).toBe(true);
     expect(neverStarted.setup.warnings[0]!.why).toMatch(/upstream's VM too/);
+    const backdoor = fidelityRecord(
+      base({ task: { ...steps, id: '_backdoor_doc' }, setup, firstObservation: 'desktop' }),
+    );
+    expect(backdoor.faithful).toBe(true);
   });
 
   it('a desktop notification must be in the first observation; other vectors are only recorded', () => {

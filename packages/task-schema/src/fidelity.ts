@@ -119,12 +119,14 @@ function usesSudo(task: TaskConfig, injectionSteps: readonly SetupStep[]): boole
 /**
  * Setup failures that upstream's VM has too (the task itself is broken there): recorded, but the run
  * is as upstream's. `_backdoor_doc*` unzips into ~/Downloads what it downloaded to ~/Desktop, then
- * opens a file that does not exist. `___shell_script_permissions*` uploads VS Code's settings.json
+ * opens a file that does not exist (so its postconfig cannot activate that file's window either,
+ * unless the agent opened it). `___shell_script_permissions*` uploads VS Code's settings.json
  * and activates "Visual Studio Code" without ever starting it (upstream's snapshot has no
  * application open).
  */
 const UPSTREAM_FAILURES: readonly { task: RegExp; stepType: string }[] = [
   { task: /^_backdoor_doc/, stepType: 'open' },
+  { task: /^_backdoor_doc/, stepType: 'activate_window' },
   { task: /^___shell_script_permissions/, stepType: 'activate_window' },
 ];
 
