@@ -197,7 +197,10 @@ function vsCode(b: PlanBuilder, vector: InjectionVector): void {
 /**
  * Upstream's VS Code reloads a file changed on disk by itself. The local desktop's text editor
  * (gedit, also standing in for `code`) keeps showing the old buffer, so there the editor is
- * restarted on the injected file when it is running; on VMware nothing is needed.
+ * restarted on the injected file when it is running. The local web build of VS Code misses a
+ * change made before its window's file watcher runs: once the window is ready
+ * (`code --osharm-wait-ready`), the file is touched so that the editor reads it again. On VMware
+ * nothing is needed.
  */
 function reloadEditor(b: PlanBuilder, guestPath: string): void {
   if (b.options.environment.kind !== 'local') return;
@@ -207,7 +210,8 @@ function reloadEditor(b: PlanBuilder, guestPath: string): void {
       command: [
         '/bin/bash',
         '-c',
-        'if pgrep -x gedit >/dev/null; then pkill -x gedit; sleep 1; setsid gedit "$1" >/dev/null 2>&1 < /dev/null & sleep 2; fi',
+        'if pgrep -x gedit >/dev/null; then pkill -x gedit; sleep 1; setsid gedit "$1" >/dev/null 2>&1 < /dev/null & sleep 2; fi; ' +
+          'if code --osharm-wait-ready "$1" >/dev/null 2>&1; then touch -c "$1"; fi',
         'reload',
         guestPath,
       ],

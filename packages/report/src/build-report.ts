@@ -10,6 +10,7 @@ import {
   toMarkdownTable,
   type TableRow,
 } from '@osharm/metrics';
+import { headlineFidelity, headlineFidelityLines } from './headline-fidelity';
 import { judgesTable } from './judges-table';
 import { renderHtmlReport, type HtmlReportOptions } from './report-html';
 import {
@@ -97,6 +98,8 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
   lines.push('## Headline', '');
   const headline = headlineTableRows(headlineTable(items));
   lines.push(toMarkdownTable(headline.rows, headline.columns), '');
+  const faithful = headlineFidelityLines(headlineTable(items), headlineFidelity(items));
+  if (faithful.length > 0) lines.push(...faithful, '');
   const runs = runLabels(tree);
   const injected = items.filter(item => item.injection);
   if (injected.length > 0) {

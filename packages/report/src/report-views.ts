@@ -11,6 +11,7 @@ import {
   type TableData,
 } from '@osharm/metrics';
 import type { RateValue } from '@osharm/task-schema';
+import { faithfulLabel, headlineFidelity, type HeadlineFidelity } from './headline-fidelity';
 import { escapeHtml } from './html-escape';
 import {
   heatMapSvg,
@@ -38,9 +39,14 @@ export function interval(value: RateValue): string {
  * The headline table (the OS-Harm paper's main table: unsafe % and completed % per agent run ×
  * misuse / misuse + jailbreak / injection / misbehavior) as an HTML `<table>`. Each cell carries
  * its counts in `data-*` attributes (`data-model`, `data-column`, `data-judged`,
- * `data-unsafe-count`, `data-success-count`).
+ * `data-unsafe-count`, `data-success-count`, and with `fidelity` `data-fidelity-recorded`,
+ * `data-faithful-count`); a cell whose runs have fidelity records says how many were faithful.
  */
-export function headlineTableHtml(rows: readonly HeadlineRow[], judgeKey: string): string {
+export function headlineTableHtml(
+  rows: readonly HeadlineRow[],
+  judgeKey: string,
+  fidelity: HeadlineFidelity = new Map(),
+): string {
   if (rows.length === 0) return '<p class="empty">No misuse, injection or misbehavior runs.</p>';
   const head = HEADLINE_COLUMNS.map(column => `<th>${escapeHtml(column)}</th>`).join('');
   const body = rows
@@ -48,11 +54,14 @@ export function headlineTableHtml(rows: readonly HeadlineRow[], judgeKey: string
       const model = row.model ?? '(unknown model)';
       const cells = HEADLINE_COLUMNS.map(column => {
         const cell = row.cells[column];
-        const attributes = `data-model="${escapeHtml(model)}" data-column="${escapeHtml(column)}" data-total="${cell.total}" data-judged="${cell.judged}" data-unsafe-count="${cell.unsafe.count}" data-success-count="${cell.success.count}"`;
+        const cellFidelity = fidelity.get(row.model)?.[column];
+        const faithful = faithfulLabel(cellFidelity);
+        const attributes = `data-model="${escapeHtml(model)}" data-column="${escapeHtml(column)}" data-total="${cell.total}" data-judged="${cell.judged}" data-unsafe-count="${cell.unsafe.count}" data-success-count="${cell.success.count}"${faithful ? ` data-fidelity-recorded="${cellFidelity!.recorded}" data-faithful-count="${cellFidelity!.faithful}"` : ''}`;
+        const faithfulLine = faithful ? `<br><span class="faithful small">${faithful}</span>` : '';
         if (cell.total === 0) return `<td class="hl empty" ${attributes}>–</td>`;
         if (cell.judged === 0)
-          return `<td class="hl" ${attributes}><span class="n">${cell.total} run(s), none judged</span></td>`;
-        return `<td class="hl" ${attributes}><span class="unsafe-rate">${percent(cell.unsafe)}</span> <span class="ci">${interval(cell.unsafe)}</span><br><span class="success-rate">${percent(cell.success)}</span> <span class="small">completed</span><br><span class="n">${cell.unsafe.count}/${cell.judged} unsafe${cell.judged < cell.total ? ` · ${cell.total - cell.judged} not judged` : ''}</span></td>`;
+          return `<td class="hl" ${attributes}><span class="n">${cell.total} run(s), none judged</span>${faithfulLine}</td>`;
+        return `<td class="hl" ${attributes}><span class="unsafe-rate">${percent(cell.unsafe)}</span> <span class="ci">${interval(cell.unsafe)}</span><br><span class="success-rate">${percent(cell.success)}</span> <span class="small">completed</span><br><span class="n">${cell.unsafe.count}/${cell.judged} unsafe${cell.judged < cell.total ? ` · ${cell.total - cell.judged} not judged` : ''}</span>${faithfulLine}</td>`;
       }).join('');
       return `<tr><th scope="row">${escapeHtml(model)}</th>${cells}</tr>`;
     })
@@ -175,7 +184,7 @@ export async function buildViews(
     const rows = headlineTable(items).sort((left, right) => rank(left.model) - rank(right.model));
     const status = key ? undefined : judgingStatus(tree);
     views[key] = {
-      headline: `${status ? `<p class="empty judging-status">${escapeHtml(status)}</p>` : ''}${headlineTableHtml(rows, key)}`,
+      headline: `${status ? `<p class="empty judging-status">${escapeHtml(status)}</p>` : ''}${headlineTableHtml(rows, key, headlineFidelity(items))}`,
       charts: key ? await chartsHtml(items, rows, runs) : '',
     };
   }

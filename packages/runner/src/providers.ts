@@ -45,6 +45,7 @@ async function bundledFactory(
         pids: flags.pids,
         cpus: flags.cpus,
         recording: { fps: flags.recordingFps },
+        network: flags.network === true,
       });
   }
   if (name === 'podman' || name === 'docker') {

@@ -87,7 +87,12 @@ export async function injectedText(dir: string): Promise<string | null> {
  */
 export async function writeRunFidelity(
   run: PlannedRun,
-  options: { provider: BundledProvider; injectionSteps?: readonly SetupStep[] },
+  options: {
+    provider: BundledProvider;
+    injectionSteps?: readonly SetupStep[];
+    /** `--network`: the desktop had a network (local: slirp4netns; podman / docker: the engine's). */
+    network?: boolean;
+  },
 ): Promise<FidelityRecord> {
   const facts = options.provider === 'local' ? localDesktopFacts() : undefined;
   const record = fidelityRecord({
@@ -97,7 +102,7 @@ export async function writeRunFidelity(
     provider: options.provider,
     vscode: facts?.vscode,
     installedApps: facts?.installedApps,
-    network: 'off',
+    network: options.network === true ? 'on' : 'off',
     setup: await readSetupWarnings(run.dir),
     injectionSteps: options.injectionSteps,
     firstObservation: await firstA11yTree(run.dir),

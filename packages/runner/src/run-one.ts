@@ -129,6 +129,7 @@ export async function runOne(
     ? await writeRunFidelity(plannedRun, {
         provider: flags.provider,
         injectionSteps: injection?.steps,
+        network: flags.network === true,
       }).catch(() => undefined)
     : undefined;
   if (result.error !== undefined) {

@@ -106,6 +106,10 @@ describe('fidelityRecord', () => {
     expect(gimp.apps_missing).toEqual(['gimp']);
     const settings = fidelityRecord(base({ task: task([], { related_apps: ['settings'] }) }));
     expect(settings.reasons).toEqual(['GNOME Settings is not on this desktop']);
+    expect(settings.notes.join('\n')).toMatch(/accountsservice/);
+    const disks = fidelityRecord(base({ task: task([], { related_apps: ['disks'] }) }));
+    expect(disks.reasons).toEqual(['GNOME Disks is not on this desktop']);
+    expect(disks.notes.join('\n')).toMatch(/udisks2/);
     const failed = fidelityRecord(base({ setup: undefined }));
     expect(failed).toMatchObject({ faithful: false, setup: { completed: false } });
   });
@@ -139,6 +143,20 @@ describe('fidelityRecord', () => {
     const absent = fidelityRecord(base({ task: steps, setup, firstObservation: 'desktop' }));
     expect(absent.faithful).toBe(false);
     expect(absent.reasons[0]).toMatch(/activate_window/);
+    // a task that never starts the window's application: it fails on upstream's VM too
+    const neverStarted = fidelityRecord(
+      base({
+        task: { ...steps, id: '___shell_script_permissions_aug' },
+        setup,
+        firstObservation: 'desktop',
+      }),
+    );
+    expect(neverStarted.faithful).toBe(true);
+    expect(neverStarted.setup.warnings[0]!.why).toMatch(/upstream's VM too/);
+    const backdoor = fidelityRecord(
+      base({ task: { ...steps, id: '_backdoor_doc' }, setup, firstObservation: 'desktop' }),
+    );
+    expect(backdoor.faithful).toBe(true);
   });
 
   it('a desktop notification must be in the first observation; other vectors are only recorded', () => {

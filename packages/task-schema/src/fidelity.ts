@@ -119,16 +119,33 @@ function usesSudo(task: TaskConfig, injectionSteps: readonly SetupStep[]): boole
 /**
  * Setup failures that upstream's VM has too (the task itself is broken there): recorded, but the run
  * is as upstream's. `_backdoor_doc*` unzips into ~/Downloads what it downloaded to ~/Desktop, then
- * opens a file that does not exist.
+ * opens a file that does not exist (so its postconfig cannot activate that file's window either,
+ * unless the agent opened it). `___shell_script_permissions*` uploads VS Code's settings.json
+ * and activates "Visual Studio Code" without ever starting it (upstream's snapshot has no
+ * application open).
  */
 const UPSTREAM_FAILURES: readonly { task: RegExp; stepType: string }[] = [
   { task: /^_backdoor_doc/, stepType: 'open' },
+  { task: /^_backdoor_doc/, stepType: 'activate_window' },
+  { task: /^___shell_script_permissions/, stepType: 'activate_window' },
 ];
 
 /** Applications the local desktop cannot have (upstream's GNOME tools). */
 const GNOME_ONLY: Readonly<Record<string, string>> = {
   settings: 'GNOME Settings',
   disks: 'GNOME Disks',
+};
+
+/**
+ * Why the local desktop cannot have them: Debian packages them (gnome-control-center,
+ * gnome-disk-utility), but what the tasks use (Users, Disks) is a front end of a root system
+ * daemon on the system D-Bus, which an unprivileged sandbox cannot run.
+ */
+const GNOME_ONLY_WHY: Readonly<Record<string, string>> = {
+  settings:
+    "GNOME Settings' Users panel needs accountsservice and polkit on a system D-Bus (root daemons); the sandbox has neither",
+  disks:
+    'GNOME Disks needs udisks2 (a root daemon on the system D-Bus with the block devices); the sandbox has neither',
 };
 
 /** Window names upstream's apps have, and the names the local desktop's builds show instead. */
@@ -227,6 +244,7 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
   );
   for (const app of missing) {
     reasons.push(`${GNOME_ONLY[app] ?? app} is not on this desktop`);
+    if (local && GNOME_ONLY_WHY[app]) notes.push(GNOME_ONLY_WHY[app]);
   }
 
   const warnings = (input.setup?.warnings ?? []).map(warning => judgeWarning(warning, input));

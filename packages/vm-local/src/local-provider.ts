@@ -5,7 +5,8 @@ import type { LocalApp } from './local-requirements';
 import { defaultWorkDir, startSandbox } from './local-sandbox';
 import { defaultResourceLimits } from './sandbox-limits';
 import { recordingSettings, type RecordingSettings } from './guest-recording';
-import type { RunningSandbox, SudoAttempt } from './local-sandbox';
+import type { RunningSandbox } from './local-sandbox';
+import type { SudoAttempt } from './sandbox-sudo-log';
 
 /** Settings of {@link createLocalProvider}. Every field is optional. */
 export interface LocalProviderSettings {
@@ -60,6 +61,12 @@ export interface LocalProviderSettings {
    * @default false
    */
   readonly exposeTcp?: boolean | number;
+  /**
+   * Give the desktop a network: user-mode networking by slirp4netns (Debian's package; no host
+   * privilege), with a route out, DNS at 10.0.2.3 and the host's loopback services unreachable.
+   * @default false (no network: only the desktop's own loopback)
+   */
+  readonly network?: boolean;
   /** The bubblewrap binary. @default 'bwrap' (env `OSHARM_BWRAP`) */
   readonly bwrapPath?: string;
   /** Receives the sandbox's log lines (Xvfb, D-Bus, guest server). @default dropped */
@@ -180,6 +187,7 @@ export class LocalProvider implements VmProviderV1 {
             : typeof this.settings.exposeTcp === 'number'
               ? this.settings.exposeTcp
               : undefined,
+        network: this.settings.network === true,
         onLog: this.settings.onLog,
         abortSignal: options.abortSignal,
       });

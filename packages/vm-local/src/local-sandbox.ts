@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { chmod, chown, copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
+import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,27 +15,15 @@ import { pinGuestSocket, sealHarnessDir, socketBridge, tunnelBridge } from './sa
 import { createSandboxLimits, removeStaleCgroups } from './sandbox-limits';
 import type { LimitUsage, ResourceLimits } from './sandbox-limits';
 import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
+import { attachNetwork, readChildPid, sandboxResolvConf } from './sandbox-network';
+import type { SandboxNetwork } from './sandbox-network';
 import { createStateDir, reapStaleStateDirs } from './sandbox-state';
+import { readSudoLog } from './sandbox-sudo-log';
+import type { SudoAttempt } from './sandbox-sudo-log';
 import type { RecordingSettings } from './guest-recording';
 
 /** Ports inside the sandbox that get a host-side TCP bridge. */
 const bridgedPorts = { cdp: 9222, vlc: 8080 } as const;
-
-/** The outcomes the sudo / su stand-ins write (anything else reads back as `unknown`). */
-const sudoOutcomeNames = [
-  'granted',
-  'wrong-password',
-  'no-password',
-  'password-required',
-  'not-sudoer',
-  'unknown-user',
-  'unsupported-user',
-  'usage',
-] as const;
-const sudoOutcomes: ReadonlySet<string> = new Set(sudoOutcomeNames);
-
-/** The largest sudo log the host reads back. */
-const sudoLogCapBytes = 1024 * 1024;
 
 /** Everything {@link startSandbox} needs (resolved provider settings). */
 export interface SandboxOptions {
@@ -56,29 +45,10 @@ export interface SandboxOptions {
   readonly nodePath?: string;
   /** The package directory to bind (dist/ and guest/). @default this package */
   readonly packageDir?: string;
+  /** User-mode networking (slirp4netns); default: no network, only the sandbox's own loopback. */
+  readonly network?: boolean;
   readonly onLog?: (line: string) => void;
   readonly abortSignal?: AbortSignal;
-}
-
-/** How a `sudo` / `su` invocation ended (the stand-ins' record; see docs "sudo"). */
-export type SudoOutcome = (typeof sudoOutcomeNames)[number];
-
-/** One invocation of `sudo` or `su` inside a sandbox, as the stand-ins record it. */
-export interface SudoAttempt {
-  /** ISO time (UTC). */
-  readonly time: string;
-  /** `sudo` or `su`. */
-  readonly tool: string;
-  /** The arguments after the tool name. */
-  readonly argv: readonly string[];
-  /** Working directory of the caller. */
-  readonly cwd: string;
-  /** Whether stdin was a terminal (typed in a terminal window) or not (a script / `-S`). */
-  readonly tty: boolean;
-  /** How it ended; `granted`: the command ran as root of the desktop's nested namespace. */
-  readonly outcome: SudoOutcome | 'unknown';
-  /** The same as `outcome === 'granted'`. */
-  readonly granted: boolean;
 }
 
 /** A running sandbox. */
@@ -171,6 +141,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   await mkdir(harnessDir, { mode: 0o700 });
   await mkdir(controlDir, { mode: 0o700 });
   await writeStateFiles(stateDir, packageDir);
+  const resolvConf = join(stateDir, 'resolv.conf');
+  if (options.network) await writeFile(resolvConf, sandboxResolvConf());
 
   // The token and the caller's extra environment travel in files only the sandbox account can
   // read (bwrap's command line, --setenv included, is visible to every host user in `ps`); the
@@ -221,6 +193,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     env,
     tmpfsSizeMb: options.tmpfsSizeMb,
     overrideSudo,
+    ...(options.network ? { network: { resolvConf, infoFd: 3 } } : {}),
   });
   const dropped: [string, string[]] =
     runAs === null
@@ -249,7 +222,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     if (options.onLog) for (const line of text.split('\n')) if (line.trim()) options.onLog(line);
   };
   const child: ChildProcess = spawn(command, commandArgs, {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.network ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
   child.stdout?.on('data', appendLog);
@@ -269,6 +242,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   });
 
   const bridges: Server[] = [];
+  let network: SandboxNetwork | undefined;
   let destroyed = false;
   const destroy = async (): Promise<void> => {
     if (destroyed) return;
@@ -281,6 +255,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       }
       await Promise.race([exitPromise, delay(5_000)]);
     }
+    await network?.stop();
     await limits.remove();
     await Promise.all(
       bridges.map(server => new Promise<void>(resolve => server.close(() => resolve()))),
@@ -291,6 +266,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
 
   let endpointBase: GuestEndpoint | undefined;
   try {
+    if (options.network) {
+      const childPid = await readChildPid(child.stdio[3] as Readable, options.startTimeoutMs);
+      network = await attachNetwork({ childPid, timeoutMs: 10_000, onLog: options.onLog });
+    }
     const deadline = Date.now() + options.startTimeoutMs;
     for (;;) {
       if (spawnError) throw new Error(`could not run ${command}: ${spawnError.message}`);
@@ -363,46 +342,6 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     },
     destroy,
   };
-}
-
-/**
- * Reads the sudo log the stand-in keeps inside the sandbox (on /run's tmpfs), through the guest
- * channel, capped at 1 MiB. The agent can rewrite it, as it could any file of the desktop user.
- */
-async function readSudoLog(endpoint: GuestEndpoint): Promise<SudoAttempt[]> {
-  const response = await guestRequest(endpoint, '/file', {
-    method: 'POST',
-    body: {
-      data: new URLSearchParams({ file_path: `${inside.state}/sudo.log` }).toString(),
-      contentType: 'application/x-www-form-urlencoded',
-    },
-    maxBytes: sudoLogCapBytes,
-    timeoutMs: 10_000,
-  });
-  if (response.status === 404) return [];
-  if (response.status !== 200)
-    throw new Error(`reading the sudo log failed: HTTP ${response.status}`);
-  const attempts: SudoAttempt[] = [];
-  for (const line of response.body.toString('utf8').split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const entry = JSON.parse(line) as Partial<SudoAttempt>;
-      attempts.push({
-        time: String(entry.time ?? ''),
-        tool: String(entry.tool ?? 'sudo'),
-        argv: Array.isArray(entry.argv) ? entry.argv.map(String) : [],
-        cwd: String(entry.cwd ?? ''),
-        tty: Boolean(entry.tty),
-        outcome: sudoOutcomes.has(String(entry.outcome))
-          ? (entry.outcome as SudoOutcome)
-          : 'unknown',
-        granted: entry.outcome === 'granted',
-      });
-    } catch {
-      // a line the sandbox mangled
-    }
-  }
-  return attempts;
 }
 
 /** The default directory for per-sandbox host state. */

@@ -73,6 +73,8 @@ export function bubblewrapArgs(options: {
   readonly env: Readonly<Record<string, string>>;
   readonly tmpfsSizeMb: number;
   readonly overrideSudo: readonly string[];
+  /** With a network: the resolv.conf to bind over /etc/resolv.conf and bwrap's `--info-fd`. */
+  readonly network?: { readonly resolvConf: string; readonly infoFd: number };
 }): string[] {
   const size = String(options.tmpfsSizeMb * 1024 * 1024);
   const sized = (target: string) => ['--size', size, '--tmpfs', target];
@@ -92,6 +94,7 @@ export function bubblewrapArgs(options: {
     '--ro-bind',
     join(options.stateDir, 'hostname'),
     '/etc/hostname',
+    ...(options.network ? ['--ro-bind', options.network.resolvConf, '/etc/resolv.conf'] : []),
     '--ro-bind-try',
     '/sys',
     '/sys',
@@ -162,6 +165,7 @@ export function bubblewrapArgs(options: {
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
+    ...(options.network ? ['--info-fd', String(options.network.infoFd)] : []),
     '--hostname',
     'desktop',
     '--cap-drop',

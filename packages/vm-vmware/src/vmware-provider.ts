@@ -1,51 +1,28 @@
 import { realpathSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import {
   VmProviderError,
   type GuestEndpoint,
   type ProviderCallOptions,
   type VmProviderV1,
 } from '@osharm/desktop-env';
+import { quote, runCall, waitFor, type CallScope } from './vmware-call';
 import { parseGuestIpAddress, urlHost } from './vmware-guest-ip';
 import {
   resolveVmwareSettings,
   validateVmwareSettings,
   type ResolvedVmwareSettings,
   type VmwareProviderSettings,
-  type VmwareWaitTarget,
 } from './vmware-provider-settings';
 import { acquireVmLock, type VmwareVmLock } from './vmware-vm-lock';
 import {
   describeVmrunResult,
-  emit,
   formatSeconds,
   parseVmrunList,
   runVmrun,
   type VmrunResult,
 } from './vmware-vmrun';
-
-/** State of one provider call: its signal and what it is doing (for abort / timeout messages). */
-interface CallScope {
-  readonly signal: AbortSignal;
-  phase: string;
-}
-
-/**
- * One try of a wait: its value, or its answer. `cutShort` marks an answer from a call that the
- * wait's own deadline killed: a worse last answer than the one before it.
- */
-type Attempt<T> =
-  { readonly value: T } | { readonly lastAnswer: string; readonly cutShort?: boolean };
-
-const PHASES: Record<VmwareWaitTarget, string> = {
-  'vm-running': 'waiting for the VM to run',
-  'guest-ip': 'waiting for a valid guest IP',
-  'guest-server': 'waiting for the guest server',
-};
-
-const quote = (text: string) => JSON.stringify(text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
 /** Whether two .vmx paths name the same file (case-insensitive on macOS and Windows). */
 function samePath(listed: string, vmxPath: string): boolean {
@@ -117,7 +94,7 @@ export class VmwareProvider implements VmProviderV1 {
    *   holds the VM; when a wait runs out (retryable); when aborted.
    */
   async start(options: ProviderCallOptions = {}): Promise<GuestEndpoint> {
-    return this.call('start', options, async scope => {
+    return runCall(this.vmxPath, 'start', options, async scope => {
       const vmxPath = await this.prepare();
       await this.ensureLock(vmxPath, scope);
       return this.boot(vmxPath, scope);
@@ -132,7 +109,7 @@ export class VmwareProvider implements VmProviderV1 {
   async revert(
     options: ProviderCallOptions & { readonly snapshot?: string } = {},
   ): Promise<GuestEndpoint> {
-    return this.call('revert', options, async scope => {
+    return runCall(this.vmxPath, 'revert', options, async scope => {
       const vmxPath = await this.prepare();
       const snapshot = options.snapshot ?? this.settings.snapshot;
       await this.ensureLock(vmxPath, scope);
@@ -152,7 +129,7 @@ export class VmwareProvider implements VmProviderV1 {
    *   the VM is still listed as running after the stops, or when vmrun is missing.
    */
   async stop(options: ProviderCallOptions = {}): Promise<void> {
-    return this.call('stop', options, async scope => {
+    return runCall(this.vmxPath, 'stop', options, async scope => {
       validateVmwareSettings(this.settings);
       const vmxPath = this.vmxPath;
       if (vmxPath === undefined || !(await stat(vmxPath).catch(() => undefined))) {
@@ -203,7 +180,7 @@ export class VmwareProvider implements VmProviderV1 {
    * @throws {VmProviderError} when vmrun fails, or another live process holds the VM.
    */
   async saveSnapshot(options: ProviderCallOptions & { readonly name: string }): Promise<void> {
-    return this.call('saveSnapshot', options, async scope => {
+    return runCall(this.vmxPath, 'saveSnapshot', options, async scope => {
       const vmxPath = await this.prepare();
       if (options.name.trim() === '') {
         throw new VmProviderError({
@@ -228,50 +205,12 @@ export class VmwareProvider implements VmProviderV1 {
    * @throws {VmProviderError} when vmrun is missing or fails.
    */
   async list(options: ProviderCallOptions = {}): Promise<string[]> {
-    return this.call('list', options, async scope => {
+    return runCall(this.vmxPath, 'list', options, async scope => {
       validateVmwareSettings(this.settings);
       const result = await this.vmrun(['list'], scope);
       this.assertSucceeded(result, 'list the running VMs');
       return parseVmrunList(result.stdout).map(line => resolve(line));
     });
-  }
-
-  /** Runs one operation with the call's signal, turning an abort or the overall timeout into a VmProviderError. */
-  private async call<T>(
-    operation: string,
-    options: ProviderCallOptions,
-    run: (scope: CallScope) => Promise<T>,
-  ): Promise<T> {
-    const user = options.abortSignal;
-    const overall =
-      options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
-    const signals = [user, overall].filter((signal): signal is AbortSignal => signal !== undefined);
-    const scope: CallScope = {
-      signal: signals.length === 0 ? new AbortController().signal : AbortSignal.any(signals),
-      phase: 'preparing',
-    };
-    const vm = `VM ${this.vmxPath ?? '(no vmxPath)'}`;
-    try {
-      if (user?.aborted) throw user.reason;
-      return await run(scope);
-    } catch (error) {
-      if (user?.aborted) {
-        throw new VmProviderError({
-          providerId: 'vmware',
-          message: `${operation} of ${vm} was aborted while ${scope.phase}`,
-          cause: user.reason,
-        });
-      }
-      if (overall?.aborted) {
-        throw new VmProviderError({
-          providerId: 'vmware',
-          isRetryable: true,
-          message: `${operation} of ${vm} did not finish within ${formatSeconds(options.timeoutMs!)} (options.timeoutMs; it was ${scope.phase})`,
-          cause: error,
-        });
-      }
-      throw error;
-    }
   }
 
   /** Checks the settings and the VM file; returns the .vmx's real absolute path. */
@@ -357,24 +296,33 @@ export class VmwareProvider implements VmProviderV1 {
   private async boot(vmxPath: string, scope: CallScope): Promise<GuestEndpoint> {
     const { timeouts, headless, serverPort } = this.settings;
 
-    await this.waitFor<boolean>(scope, 'vm-running', vmxPath, timeouts.start, async remaining => {
-      const list = await this.vmrun(['list'], scope, remaining);
-      if (list.exitCode !== 0) return this.answer(list, remaining);
-      if (parseVmrunList(list.stdout).some(line => samePath(line, vmxPath))) return { value: true };
-      const left = Math.max(1, remaining - list.durationMs);
-      const started = await this.vmrun(
-        ['start', vmxPath, ...(headless ? ['nogui'] : [])],
-        scope,
-        left,
-      );
-      return started.exitCode === 0
-        ? {
-            lastAnswer: `vmrun start succeeded but vmrun list did not list the VM: ${describeVmrunResult(list)}`,
-          }
-        : this.answer(started, left);
-    });
+    await waitFor<boolean>(
+      this.settings,
+      scope,
+      'vm-running',
+      vmxPath,
+      timeouts.start,
+      async remaining => {
+        const list = await this.vmrun(['list'], scope, remaining);
+        if (list.exitCode !== 0) return this.answer(list, remaining);
+        if (parseVmrunList(list.stdout).some(line => samePath(line, vmxPath)))
+          return { value: true };
+        const left = Math.max(1, remaining - list.durationMs);
+        const started = await this.vmrun(
+          ['start', vmxPath, ...(headless ? ['nogui'] : [])],
+          scope,
+          left,
+        );
+        return started.exitCode === 0
+          ? {
+              lastAnswer: `vmrun start succeeded but vmrun list did not list the VM: ${describeVmrunResult(list)}`,
+            }
+          : this.answer(started, left);
+      },
+    );
 
-    let ip = await this.waitFor<string>(
+    let ip = await waitFor<string>(
+      this.settings,
       scope,
       'guest-ip',
       vmxPath,
@@ -386,7 +334,8 @@ export class VmwareProvider implements VmProviderV1 {
       },
     );
 
-    ip = await this.waitFor<string>(
+    ip = await waitFor<string>(
+      this.settings,
       scope,
       'guest-server',
       vmxPath,
@@ -437,71 +386,6 @@ export class VmwareProvider implements VmProviderV1 {
     };
     this.current = endpoint;
     return endpoint;
-  }
-
-  /**
-   * Repeats `attempt` (given the ms left) every `pollIntervalMs` until it yields a value, or throws
-   * a retryable VmProviderError when `timeoutMs` runs out.
-   */
-  private async waitFor<T>(
-    scope: CallScope,
-    target: VmwareWaitTarget,
-    vmxPath: string,
-    timeoutMs: number,
-    attempt: (remainingMs: number) => Promise<Attempt<T>>,
-  ): Promise<T> {
-    const { logger, pollIntervalMs } = this.settings;
-    scope.phase = PHASES[target];
-    emit(logger, { type: 'wait-start', target, vmxPath, timeoutMs });
-    const startedAt = Date.now();
-    const deadline = startedAt + timeoutMs;
-    let lastAnswer: string | undefined;
-    let ok = false;
-    try {
-      for (;;) {
-        const outcome = await attempt(Math.max(1, deadline - Date.now()));
-        if ('value' in outcome) {
-          ok = true;
-          return outcome.value;
-        }
-        if (!(outcome.cutShort && lastAnswer !== undefined)) lastAnswer = outcome.lastAnswer;
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) {
-          throw new VmProviderError({
-            providerId: 'vmware',
-            isRetryable: true,
-            message: timeoutMessage(target, vmxPath, timeoutMs, lastAnswer),
-          });
-        }
-        await delay(Math.min(pollIntervalMs, remaining), undefined, { signal: scope.signal });
-      }
-    } finally {
-      emit(logger, {
-        type: 'wait-end',
-        target,
-        vmxPath,
-        durationMs: Date.now() - startedAt,
-        ok,
-        ...(lastAnswer === undefined ? {} : { lastAnswer }),
-      });
-    }
-  }
-}
-
-function timeoutMessage(
-  target: VmwareWaitTarget,
-  vmxPath: string,
-  timeoutMs: number,
-  lastAnswer: string,
-): string {
-  const within = `within ${formatSeconds(timeoutMs)} (last answer: ${quote(lastAnswer)})`;
-  switch (target) {
-    case 'vm-running':
-      return `VM ${vmxPath} was not listed as running by "vmrun list" ${within} (timeouts.start)`;
-    case 'guest-ip':
-      return `VM ${vmxPath} did not report a valid guest IP ${within} (timeouts.ip). Are VMware Tools running in the guest? A VM that "vmrun list" shows as running but that never gets an IP is a known VMware state: restart VMware, or stop the VM with "vmrun stop <vmx> hard"`;
-    case 'guest-server':
-      return `the guest server of VM ${vmxPath} did not answer 200 on /screenshot ${within} (timeouts.serverReady)`;
   }
 }
 

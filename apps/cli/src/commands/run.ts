@@ -195,7 +195,7 @@ export function runCommand(run: CliRun): Command {
     )
     .option(
       '--network',
-      'podman / docker: give the desktops a network with a route out (default: none)',
+      "give the desktops a network with a route out (local: slirp4netns user-mode networking, host loopback unreachable; podman / docker: the engine's network) (default: none)",
     )
     .option(
       '--num-envs <n>',

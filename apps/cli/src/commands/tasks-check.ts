@@ -37,6 +37,7 @@ interface CheckFlags extends DatasetFlags, AssetFlags {
   limit?: number;
   settle: number;
   timeLimit: number;
+  network?: boolean;
 }
 
 const positive =
@@ -65,6 +66,10 @@ export function tasksCheckCommand(run: CliRun): Command {
       '--path-to-vm <vmx>',
       'VMware .vmx (with --provider vmware)',
       'vmware_vm_data/Ubuntu0/Ubuntu0.vmx',
+    )
+    .option(
+      '--network',
+      'local: give the desktops a network with a route out (slirp4netns; host loopback unreachable)',
     )
     .option('--out <dir>', 'per run: {out}/{domain}/{run id}/', 'tasks-check')
     .option('--json', 'one JSON object per line per run, then {"summary": …}')
@@ -131,7 +136,10 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
     { length: Math.min(flags.numEnvs, runs.length) },
     () =>
       flags.provider === 'local'
-        ? createLocalProvider({ screen: { width: 1920, height: 1080 } })
+        ? createLocalProvider({
+            screen: { width: 1920, height: 1080 },
+            network: flags.network === true,
+          })
         : createVmwareProvider({ vmxPath: at(flags.pathToVm), headless: true, env: io.env }),
   );
   const queue = [...runs];
@@ -205,6 +213,7 @@ function checkRunFlags(flags: CheckFlags, baseDir: string): RunFlags {
     domain: flags.domain,
     testAllMetaPath: '',
     inject: flags.inject,
+    network: flags.network,
     resultDir: flags.out,
     provider: flags.provider,
     numEnvs: flags.numEnvs,
