@@ -12,14 +12,7 @@ import {
   createSeededRandom,
 } from './faults';
 import type { FaultOptions, ModelFault } from './faults';
-import {
-  HttpError,
-  parseJsonObject,
-  readBody,
-  redactedHeaders,
-  sendBytes,
-  sendJson,
-} from './http-exchange';
+import { HttpError, parseJsonObject, readBody, redactedHeaders, sendJson } from './http-exchange';
 import { answerBody } from './answer-body';
 import type { ModelWire } from './answer-body';
 import { geminiErrorBody } from './gemini-wire';
@@ -43,6 +36,7 @@ import type { StoredResponse } from './responses-wire';
 import { checkScriptedReply } from './scripted-reply';
 import type { ScriptedReply } from './scripted-reply';
 import type { BatchCallOutcome, StandInContext } from './stand-in-context';
+import { findRoute, standInRoutes, type Exchange } from './stand-in-routes';
 
 /** Options of {@link startModelStandIn}. */
 export interface ModelStandInOptions {
@@ -84,21 +78,6 @@ export interface ModelStandIn {
 
 /** Default of `batch.completeAfterMs`. */
 export const DEFAULT_BATCH_COMPLETE_AFTER_MS = 200;
-
-interface Route {
-  method: string;
-  /** Path after `/v1/`; a `:id` segment matches any one segment. */
-  path: string;
-  vendor: ModelVendor;
-  handle: (exchange: Exchange, id: string) => void | Promise<void>;
-}
-
-interface Exchange {
-  request: IncomingMessage;
-  response: ServerResponse;
-  /** Aborted when the client goes away or the stand-in closes. */
-  signal: AbortSignal;
-}
 
 function checkDuration(value: number | undefined, name: string): void {
   if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0))
@@ -306,159 +285,7 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
     }
   };
 
-  const json = (exchange: Exchange, vendor: ModelVendor, body: unknown): void => {
-    const idHeader = vendor === 'anthropic' ? 'request-id' : 'x-request-id';
-    sendJson(exchange.response, 200, body, { [idHeader]: nextId('req_') });
-  };
-  const jsonBody = async (exchange: Exchange) => parseJsonObject(await readBody(exchange.request));
-
-  const routes: Route[] = [
-    {
-      method: 'POST',
-      path: 'chat/completions',
-      vendor: 'openai',
-      handle: exchange => modelCall(exchange, 'chat'),
-    },
-    {
-      method: 'POST',
-      path: 'responses',
-      vendor: 'openai',
-      handle: exchange => modelCall(exchange, 'responses'),
-    },
-    {
-      method: 'POST',
-      path: 'files',
-      vendor: 'openai',
-      handle: async exchange => {
-        const body = await readBody(exchange.request);
-        const contentType = exchange.request.headers['content-type'];
-        json(exchange, 'openai', await openaiBatches.uploadFile(body, contentType));
-      },
-    },
-    {
-      method: 'GET',
-      path: 'files',
-      vendor: 'openai',
-      handle: exchange => json(exchange, 'openai', openaiBatches.listFiles()),
-    },
-    {
-      method: 'GET',
-      path: 'files/:id',
-      vendor: 'openai',
-      handle: (exchange, id) => json(exchange, 'openai', openaiBatches.retrieveFile(id)),
-    },
-    {
-      method: 'DELETE',
-      path: 'files/:id',
-      vendor: 'openai',
-      handle: (exchange, id) => json(exchange, 'openai', openaiBatches.deleteFile(id)),
-    },
-    {
-      method: 'GET',
-      path: 'files/:id/content',
-      vendor: 'openai',
-      handle: (exchange, id) =>
-        sendBytes(
-          exchange.response,
-          200,
-          openaiBatches.fileContent(id),
-          'application/octet-stream',
-          {
-            'x-request-id': nextId('req_'),
-          },
-        ),
-    },
-    {
-      method: 'POST',
-      path: 'batches',
-      vendor: 'openai',
-      handle: async exchange => {
-        const body = await jsonBody(exchange);
-        json(
-          exchange,
-          'openai',
-          openaiBatches.createBatch(body, redactedHeaders(exchange.request)),
-        );
-      },
-    },
-    {
-      method: 'GET',
-      path: 'batches',
-      vendor: 'openai',
-      handle: exchange => json(exchange, 'openai', openaiBatches.listBatches()),
-    },
-    {
-      method: 'GET',
-      path: 'batches/:id',
-      vendor: 'openai',
-      handle: (exchange, id) => json(exchange, 'openai', openaiBatches.retrieveBatch(id)),
-    },
-    {
-      method: 'POST',
-      path: 'batches/:id/cancel',
-      vendor: 'openai',
-      handle: (exchange, id) => json(exchange, 'openai', openaiBatches.cancelBatch(id)),
-    },
-    {
-      method: 'POST',
-      path: 'messages',
-      vendor: 'anthropic',
-      handle: exchange => modelCall(exchange, 'messages'),
-    },
-    {
-      method: 'POST',
-      path: 'messages/batches',
-      vendor: 'anthropic',
-      handle: async exchange => {
-        const body = await jsonBody(exchange);
-        const headers = redactedHeaders(exchange.request);
-        json(exchange, 'anthropic', anthropicBatches.createBatch(body, headers));
-      },
-    },
-    {
-      method: 'GET',
-      path: 'messages/batches',
-      vendor: 'anthropic',
-      handle: exchange => json(exchange, 'anthropic', anthropicBatches.listBatches()),
-    },
-    {
-      method: 'GET',
-      path: 'messages/batches/:id',
-      vendor: 'anthropic',
-      handle: (exchange, id) => json(exchange, 'anthropic', anthropicBatches.retrieveBatch(id)),
-    },
-    {
-      method: 'GET',
-      path: 'messages/batches/:id/results',
-      vendor: 'anthropic',
-      handle: (exchange, id) =>
-        sendBytes(exchange.response, 200, anthropicBatches.results(id), 'application/x-jsonl', {
-          'request-id': nextId('req_'),
-        }),
-    },
-    {
-      method: 'POST',
-      path: 'messages/batches/:id/cancel',
-      vendor: 'anthropic',
-      handle: (exchange, id) => json(exchange, 'anthropic', anthropicBatches.cancelBatch(id)),
-    },
-  ];
-
-  /** The route for a method and the path segments after `/v1`, and the `:id` segment. */
-  const findRoute = (method: string, parts: string[]): { route: Route; id: string } | undefined => {
-    for (const route of routes) {
-      const pattern = route.path.split('/');
-      if (route.method !== method || pattern.length !== parts.length) continue;
-      let id = '';
-      const matches = pattern.every((segment, position) => {
-        if (segment !== ':id') return segment === parts[position];
-        id = parts[position]!;
-        return true;
-      });
-      if (matches) return { route, id };
-    }
-    return undefined;
-  };
+  const routes = standInRoutes({ modelCall, openaiBatches, anthropicBatches, nextId });
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const method = request.method ?? 'GET';
@@ -491,7 +318,7 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
             id: '',
           }
         : parts[0] === 'v1'
-          ? findRoute(method, parts.slice(1))
+          ? findRoute(routes, method, parts.slice(1))
           : undefined;
     const vendor: ModelVendor =
       found?.route.vendor ??
