@@ -1,5 +1,5 @@
 import { EvaluationError } from './evaluator-error';
-import { PYTHON_WHITESPACE_CLASS } from './evaluator-python-values';
+import { PYTHON_WHITESPACE_CLASS } from './evaluator-python-text';
 
 /**
  * Python `re` flags, by the names upstream rules use after `re.` (e.g. `re.IGNORECASE` or `re.I`).

@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import {
-  collapsePythonWhitespace,
   pythonCompare,
   pythonContains,
   pythonEquals,
   pythonFloat,
   pythonRepr,
   pythonSetEquals,
+  pythonTruthy,
+} from './evaluator-python-values';
+import {
+  collapsePythonWhitespace,
   pythonSortedStrings,
   pythonSplitext,
   pythonSplitlines,
   pythonStrftime,
   pythonStrip,
-  pythonTruthy,
-} from './evaluator-python-values';
+} from './evaluator-python-text';
 
 describe('Python value semantics', () => {
   it('== is type-sensitive except for bool/int', () => {

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { EvaluationError } from './evaluator-error';
-import { pythonSplitext, pythonStrftime } from './evaluator-python-values';
+import { pythonSplitext, pythonStrftime } from './evaluator-python-text';
 import { throwIfAborted } from './getter-types';
 import type { Getter, GetterConfigInput, GetterContext } from './getter-types';
 

@@ -1,10 +1,6 @@
 import { readPythonTextFile } from './evaluator-python-text-file';
-import {
-  PythonSemanticsError,
-  pythonGet,
-  pythonIterate,
-  pythonStrip,
-} from './evaluator-python-values';
+import { PythonSemanticsError, pythonGet, pythonIterate } from './evaluator-python-values';
+import { pythonStrip } from './evaluator-python-text';
 import { matchValueToRule } from './metric-match-value-to-rule';
 import type { MetricDefinition } from './metric-types';
 

@@ -3,14 +3,16 @@ import { fuzzRatio } from './evaluator-fuzz-ratio';
 import { readDocxParagraphs, readOdtParagraphs } from './evaluator-office-documents';
 import {
   PythonSemanticsError,
-  collapsePythonWhitespace,
   pythonGet,
-  pythonLower,
-  pythonSortedStrings,
-  pythonStrip,
   pythonTruthy,
   pythonTypeName,
 } from './evaluator-python-values';
+import {
+  collapsePythonWhitespace,
+  pythonLower,
+  pythonSortedStrings,
+  pythonStrip,
+} from './evaluator-python-text';
 import type { MetricDefinition } from './metric-types';
 
 /** The options of {@link compareDocxFiles}, with upstream's defaults. */

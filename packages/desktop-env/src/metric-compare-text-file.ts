@@ -1,11 +1,6 @@
 import { readPythonTextFile } from './evaluator-python-text-file';
-import {
-  collapsePythonWhitespace,
-  pythonGet,
-  pythonLower,
-  pythonStrip,
-  pythonTruthy,
-} from './evaluator-python-values';
+import { pythonGet, pythonTruthy } from './evaluator-python-values';
+import { collapsePythonWhitespace, pythonLower, pythonStrip } from './evaluator-python-text';
 import type { MetricDefinition } from './metric-types';
 
 /**

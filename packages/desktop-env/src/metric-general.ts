@@ -8,12 +8,11 @@ import {
   pythonGet,
   pythonGetItem,
   pythonIterate,
-  pythonLower,
-  pythonSplitlines,
   pythonStr,
   pythonTruthy,
   pythonTypeName,
 } from './evaluator-python-values';
+import { pythonLower, pythonSplitlines } from './evaluator-python-text';
 import { sequenceMatcherRatio } from './evaluator-sequence-matcher';
 import type { MetricDefinition } from './metric-types';
 

@@ -9,9 +9,9 @@ import {
   pythonOperator,
   pythonSetEquals,
   pythonStr,
-  pythonStripChars,
   pythonTypeName,
 } from './evaluator-python-values';
+import { pythonStripChars } from './evaluator-python-text';
 
 /** A cell range `min_col..max_col × min_row..max_row` (openpyxl's `CellRange`). */
 interface CellRange {

@@ -1,5 +1,5 @@
 import { escapeControlChars } from '@osharm/task-schema';
-import { formatBreakdownTable, formatSummaryLines } from '@osharm/metrics';
+import { formatBreakdownTable, formatSummaryLines } from '@osharm/metrics/tables';
 import type { JudgeTreeResult } from '@osharm/judge';
 import { foreignLines } from './foreign-lines';
 import { errorReason } from './progress';

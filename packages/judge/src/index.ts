@@ -1,13 +1,9 @@
 // @osharm/judge: the OS-Harm LLM judge, for one trajectory or a whole results tree.
 
 // judging
-export {
-  imagesWithLimits,
-  judgeTrajectory,
-  prepareJudgeInput,
-  validateJudgment,
-  writeJudgment,
-} from './judge-trajectory';
+export { imagesWithLimits, judgeTrajectory, prepareJudgeInput } from './judge-trajectory';
+export { validateJudgment } from './judgment-output';
+export { writeJudgment } from './judgment-writer';
 export type {
   JudgeTrajectoryOptions,
   JudgeTrajectoryResult,
@@ -15,7 +11,12 @@ export type {
   PreparedJudgeInput,
 } from './judge-trajectory';
 export { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree';
-export type { JudgeTreeEvent, JudgeTreeOptions, JudgeTreeResult, TreeUsage } from './judge-tree';
+export type {
+  JudgeTreeEvent,
+  JudgeTreeOptions,
+  JudgeTreeResult,
+  TreeUsage,
+} from './judge-tree-types';
 export { batchStatePath } from './judge-tree-batch';
 export { resultsFileToWrite } from './previous-results';
 export {

@@ -1,11 +1,6 @@
-import { lstat } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { join } from 'node:path';
 import pLimit from 'p-limit';
 import {
-  judgmentRelativePath,
-  judgmentSchema,
-  PROVENANCE_KEY,
-  writeArtifact,
   type JudgmentProvenance,
   type TrajectoryFileLimits,
   type Judgment,
@@ -25,8 +20,9 @@ import type { ImageOptions } from './judge-images';
 import type { JudgePrompt } from './judge-message';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
 import { MISSING_SCREENSHOT_CAPTION } from './judge-prompts';
-import { JUDGMENT_OUTPUT } from './judgment-output';
-import { assertWritableJudgment, provenanceFor, servedModelOf } from './provenance';
+import { JUDGMENT_OUTPUT, validateJudgment } from './judgment-output';
+import { writeJudgment } from './judgment-writer';
+import { provenanceFor, servedModelOf } from './provenance';
 import { readUpstreamCaption } from './upstream-captions';
 import { runFactsOf, type RunFacts } from '@osharm/task-schema/trajectory';
 import { loadTrajectory, type Trajectory } from './trajectory';
@@ -208,126 +204,6 @@ export async function prepareJudgeInput(
 function requireDir(dir: string | undefined): string {
   if (!dir) throw new TypeError('judgeTrajectory: pass `dir` or `trajectory`');
   return dir;
-}
-
-/**
- * Validates a model's structured answer as a judgment.
- * @throws {JudgeOutputError} when fields are missing or of the wrong type, or `violation_step`
- * points past the last step.
- */
-export function validateJudgment(object: unknown, stepCount: number, where: string): Judgment {
-  const parsed = judgmentSchema.safeParse(object);
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map(issue => `${issue.path.join('.') || '$'}: ${issue.message}`)
-      .join('; ');
-    throw new JudgeOutputError({
-      message: `${where}: not a valid judgment (${problems})`,
-      output: JSON.stringify(object),
-    });
-  }
-  const judgment = parsed.data;
-  if (judgment.violation_step !== null && stepCount > 0 && judgment.violation_step >= stepCount) {
-    throw new JudgeOutputError({
-      message: `${where}: violation_step ${judgment.violation_step} is past the last step (${stepCount - 1})`,
-      output: JSON.stringify(object),
-    });
-  }
-  // Keep the keys upstream writes, in upstream's order.
-  return {
-    reasoning: judgment.reasoning,
-    success: judgment.success,
-    safety: judgment.safety,
-    violation_step: judgment.violation_step,
-  };
-}
-
-/** messages.json: the judge input as OpenAI-style messages, images referenced by file name. */
-export function messagesForFile(prompt: JudgePrompt, dir: string): unknown[] {
-  const messages: unknown[] = [];
-  if (prompt.system !== undefined) {
-    messages.push({
-      role: 'system',
-      content:
-        typeof prompt.system === 'string'
-          ? prompt.system
-          : prompt.system.map(part => ({ type: 'text', text: part.text })),
-    });
-  }
-  for (const message of prompt.messages) {
-    messages.push({
-      role: message.role,
-      content:
-        typeof message.content === 'string'
-          ? message.content
-          : message.content.map(part =>
-              part.type === 'text'
-                ? { type: 'text', text: part.text }
-                : {
-                    type: 'image_url',
-                    image_url: { url: relative(dir, part.path), detail: part.detail ?? 'high' },
-                  },
-            ),
-    });
-  }
-  return messages;
-}
-
-/**
- * Writes judgment.json where upstream puts it (or in `versionDir`, a provenance-qualified sibling
- * of the version dir), with its provenance record under `osharm_provenance`, and the judge input as
- * messages.json beside it; returns the judgment path. The trajectory's own `messages.json` (where
- * upstream writes its judge input) is written only when there is none: one another tool wrote is
- * never replaced. Through task-schema's `writeArtifact`: keys redacted, atomic, and only into real
- * directories inside the trajectory dir (a symlinked `judgment/` dir is refused).
- */
-export async function writeJudgment(options: {
-  dir: string;
-  judgment: Judgment;
-  judgeModel: string;
-  judgeType: JudgeType;
-  promptVersion: PromptVersion;
-  observationType: ObservationType;
-  /** The version dir to write in. @default `promptVersion` */
-  versionDir?: string;
-  /** What made the verdict, written under `osharm_provenance`. */
-  provenance?: JudgmentProvenance;
-  prompt?: JudgePrompt;
-}): Promise<string> {
-  const file = judgmentRelativePath({
-    judgeModel: options.judgeModel,
-    judgeType: options.judgeType,
-    promptVersion: options.versionDir ?? options.promptVersion,
-    observationType: options.observationType,
-  });
-  await assertWritableJudgment(options.dir, file);
-  if (options.prompt) await writeMessages(options.dir, options.prompt, dirname(file));
-  const content = options.provenance
-    ? { ...options.judgment, [PROVENANCE_KEY]: options.provenance }
-    : options.judgment;
-  return writeArtifact(options.dir, file, `${JSON.stringify(content, null, 2)}\n`);
-}
-
-/**
- * Writes the judge input as messages.json in `besideDir` (relative to the trajectory dir) when
- * given, and at the trajectory's top level when no messages.json is there yet.
- */
-export async function writeMessages(
-  dir: string,
-  prompt: JudgePrompt,
-  besideDir?: string,
-): Promise<void> {
-  const text = `${JSON.stringify(messagesForFile(prompt, dir), null, 2)}\n`;
-  if (besideDir !== undefined) await writeArtifact(dir, `${besideDir}/messages.json`, text);
-  const top = join(dir, 'messages.json');
-  let present = false;
-  try {
-    await lstat(top);
-    present = true;
-  } catch {
-    // none yet
-  }
-  if (!present) await writeArtifact(dir, 'messages.json', text);
 }
 
 /**

@@ -11,7 +11,8 @@ import {
 } from '@osharm/model-stand-in';
 import { batchResultsSchema, judgmentSchema, type Judgment } from '@osharm/task-schema';
 import { createJudgeModel } from './create-judge-model';
-import { batchResultsPath, judgeTree, type JudgeTreeEvent } from './judge-tree';
+import { batchResultsPath, judgeTree } from './judge-tree';
+import type { JudgeTreeEvent } from './judge-tree-types';
 import { batchStatePath } from './judge-tree-batch';
 import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
 

@@ -18,16 +18,11 @@ import type { Captioner } from './captioner';
 import { JudgeSettingError } from './judge-errors';
 import type { ImageOptions } from './judge-images';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
-import {
-  imagesWithLimits,
-  prepareJudgeInput,
-  validateJudgment,
-  writeJudgment,
-  writeMessages,
-} from './judge-trajectory';
+import { imagesWithLimits, prepareJudgeInput } from './judge-trajectory';
+import { writeJudgment, writeMessages } from './judgment-writer';
 import { provenanceFor, servedModelOf } from './provenance';
-import type { JudgeTreeEvent } from './judge-tree';
-import { JUDGMENT_OUTPUT } from './judgment-output';
+import type { JudgeTreeEvent } from './judge-tree-types';
+import { JUDGMENT_OUTPUT, validateJudgment } from './judgment-output';
 
 /** What a provider batch run is, persisted so a restarted process picks it up again. */
 interface BatchState {

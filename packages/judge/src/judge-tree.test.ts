@@ -16,12 +16,8 @@ import {
 } from '@osharm/model-stand-in';
 import { batchResultsSchema, judgmentSchema, type Judgment } from '@osharm/task-schema';
 import { createJudgeModel } from './create-judge-model';
-import {
-  batchResultsPath,
-  judgeTree,
-  readExistingJudgment,
-  type JudgeTreeEvent,
-} from './judge-tree';
+import { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree';
+import type { JudgeTreeEvent } from './judge-tree-types';
 import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
 
 // Every fixture trajectory has a unique tag `[T0001]` in its instruction; the stand-in's script

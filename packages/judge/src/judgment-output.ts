@@ -1,3 +1,5 @@
+import { judgmentSchema, type Judgment } from '@osharm/task-schema';
+import { JudgeOutputError } from './judge-errors';
 import type { StructuredOutput } from './judge-model';
 
 /**
@@ -34,3 +36,35 @@ export const JUDGMENT_OUTPUT: StructuredOutput = {
     additionalProperties: false,
   },
 };
+
+/**
+ * Validates a model's structured answer as a judgment.
+ * @throws {JudgeOutputError} when fields are missing or of the wrong type, or `violation_step`
+ * points past the last step.
+ */
+export function validateJudgment(object: unknown, stepCount: number, where: string): Judgment {
+  const parsed = judgmentSchema.safeParse(object);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map(issue => `${issue.path.join('.') || '$'}: ${issue.message}`)
+      .join('; ');
+    throw new JudgeOutputError({
+      message: `${where}: not a valid judgment (${problems})`,
+      output: JSON.stringify(object),
+    });
+  }
+  const judgment = parsed.data;
+  if (judgment.violation_step !== null && stepCount > 0 && judgment.violation_step >= stepCount) {
+    throw new JudgeOutputError({
+      message: `${where}: violation_step ${judgment.violation_step} is past the last step (${stepCount - 1})`,
+      output: JSON.stringify(object),
+    });
+  }
+  // Keep the keys upstream writes, in upstream's order.
+  return {
+    reasoning: judgment.reasoning,
+    success: judgment.success,
+    safety: judgment.safety,
+    violation_step: judgment.violation_step,
+  };
+}

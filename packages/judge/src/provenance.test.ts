@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeJudgment } from './judge-trajectory';
+import { writeJudgment } from './judgment-writer';
 import { planResume, provenanceFor, qualifiedVersionDir, type JudgingRequest } from './provenance';
 import { readUpstreamCaption } from './upstream-captions';
 

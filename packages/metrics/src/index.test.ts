@@ -1,18 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import * as metrics from './index';
+import * as tables from './tables';
 
 describe('the public entry', () => {
   it('exports exactly the documented values', () => {
     expect(Object.keys(metrics).sort()).toEqual([
       'BREAKDOWN_DIMENSIONS',
       'HEADLINE_COLUMNS',
-      'MODEL_PRICES',
       'MetricsInputError',
       'SLICE_DIMENSIONS',
       'VERSION',
-      'agreementFromCounts',
       'agreementTable',
-      'agreementTableRows',
       'atLeastKOfN',
       'batchSummary',
       'binaryAgreement',
@@ -20,32 +18,34 @@ describe('the public entry', () => {
       'describeTrajectoryPath',
       'evidenceAgreement',
       'faithfulRuns',
-      'formatBreakdownTable',
-      'formatSummaryLines',
-      'headlineColumn',
       'headlineTable',
-      'headlineTableRows',
       'injectionHeatMap',
-      'injectionHeatMapRows',
       'injectionRates',
       'injectionSuccess',
-      'inverseNormalCdf',
       'judgeAgreement',
-      'numberStats',
       'parseHumanLabels',
       'rate',
       'runEvidence',
       'sliceBy',
-      'sliceKey',
       'summarize',
       'timingSummary',
-      'toCsv',
-      'toMarkdownTable',
-      'usageCost',
       'usageTotals',
       'violationStepStats',
       'wilsonInterval',
     ]);
+  });
+
+  it('exports the tables on their own subpath, none of them from the main entry', () => {
+    expect(Object.keys(tables).sort()).toEqual([
+      'agreementTableRows',
+      'formatBreakdownTable',
+      'formatSummaryLines',
+      'headlineTableRows',
+      'injectionHeatMapRows',
+      'toCsv',
+      'toMarkdownTable',
+    ]);
+    for (const name of Object.keys(tables)) expect(Object.keys(metrics)).not.toContain(name);
   });
 
   it('has a development VERSION when not built', () => {

@@ -1,10 +1,10 @@
-// @osharm/metrics: pure functions from judged trajectories to rates, intervals and tables.
+// @osharm/metrics: pure functions from judged trajectories to rates and intervals. Tables (CSV,
+// markdown, console) are the `@osharm/metrics/tables` subpath (src/tables.ts).
 
 // errors
 export { MetricsInputError } from './metrics-input-error';
 
 // rates and intervals
-export { inverseNormalCdf } from './inverse-normal-cdf';
 export { wilsonInterval } from './wilson-interval';
 export type { WilsonInterval, WilsonOptions } from './wilson-interval';
 export { rate } from './rate';
@@ -25,7 +25,7 @@ export type {
 } from '@osharm/task-schema/trajectory';
 export { summarize } from './summarize';
 export type { Summary } from './summarize';
-export { SLICE_DIMENSIONS, sliceBy, sliceKey } from './slice-by';
+export { SLICE_DIMENSIONS, sliceBy } from './slice-by';
 export type { SliceDimension } from './slice-by';
 export { BREAKDOWN_DIMENSIONS, breakdown } from './breakdown';
 export type { Breakdown, SliceRates } from './breakdown';
@@ -36,17 +36,8 @@ export type { BatchOutcome, BatchSummary } from './batch-summary';
 export { timingSummary } from './timing-summary';
 export type { TimingSummary } from './timing-summary';
 
-// rendering
-export { formatSummaryLines } from './summary-lines';
-export { formatBreakdownTable } from './breakdown-table';
-export type { BreakdownInput, BreakdownTableOptions } from './breakdown-table';
-
-// cost
-export { MODEL_PRICES, usageCost } from '@osharm/model-spec';
-export type { ModelPrice, TokenCounts } from '@osharm/model-spec';
-
 // main table (model × misuse / misuse + jailbreak / injection / misbehavior)
-export { HEADLINE_COLUMNS, headlineColumn, headlineTable } from './headline-table';
+export { HEADLINE_COLUMNS, headlineTable } from './headline-table';
 export type { HeadlineColumn, HeadlineRow } from './headline-table';
 
 // injection success
@@ -56,11 +47,12 @@ export { atLeastKOfN } from './at-least-k-of-n';
 export type { AtLeastKOfN, AtLeastKRates, RepeatedRunGroup } from './at-least-k-of-n';
 export { runEvidence } from './run-evidence';
 export type { EvidenceRecordInput } from './run-evidence';
-export { injectionHeatMap, injectionHeatMapRows } from './injection-heat-map';
+
+export { injectionHeatMap } from './injection-heat-map';
 export type { InjectionHeatMap, InjectionMeasure } from './injection-heat-map';
 
 // agreement (judge vs human labels, judge vs injection evidence)
-export { agreementFromCounts, binaryAgreement } from './binary-agreement';
+export { binaryAgreement } from './binary-agreement';
 export type { BinaryAgreement, BinaryPair, ConfusionCounts } from './binary-agreement';
 export { parseHumanLabels } from './human-labels';
 export type { HumanLabel, HumanLabelFormat } from './human-labels';
@@ -71,11 +63,8 @@ export { evidenceAgreement } from './evidence-agreement';
 export type { EvidenceAgreementRow } from './evidence-agreement';
 export { agreementTable } from './agreement-table';
 export type { AgreementTableOptions, AgreementTableRow } from './agreement-table';
-export { agreementTableRows } from './agreement-table-rows';
-export type { AgreementTableRowsOptions } from './agreement-table-rows';
 
 // violation steps
-export { numberStats } from './number-stats';
 export type { NumberStats } from './number-stats';
 export { violationStepStats } from './violation-steps';
 export type { RelativeBin, StepBin, ViolationStepStats } from './violation-steps';
@@ -83,12 +72,6 @@ export type { RelativeBin, StepBin, ViolationStepStats } from './violation-steps
 // usage totals
 export { usageTotals } from './usage-totals';
 export type { UsageCost, UsageTotals, UsageTotalsOptions } from './usage-totals';
-
-// tables (CSV, markdown; JSON is the plain objects)
-export type { CellValue, TableColumn, TableData, TableFormatOptions, TableRow } from './table-data';
-export { toCsv } from './csv-table';
-export { toMarkdownTable } from './markdown-table';
-export { headlineTableRows } from './headline-table-rows';
 
 export { VERSION } from './version';
 export { faithfulRuns } from './faithful-runs';

@@ -1,15 +1,12 @@
+import { agreementTable, headlineTable, injectionHeatMap, injectionSuccess } from '@osharm/metrics';
 import {
-  agreementTable,
   agreementTableRows,
-  headlineTable,
   headlineTableRows,
-  injectionHeatMap,
   injectionHeatMapRows,
-  injectionSuccess,
   toCsv,
   toMarkdownTable,
   type TableRow,
-} from '@osharm/metrics';
+} from '@osharm/metrics/tables';
 import { headlineFidelity, headlineFidelityLines } from './headline-fidelity';
 import { judgesTable } from './judges-table';
 import { renderHtmlReport, type HtmlReportOptions } from './report-html';

@@ -1,4 +1,4 @@
-import type { TableData } from '@osharm/metrics';
+import type { TableData } from '@osharm/metrics/tables';
 import type { ResultsTree } from './results-tree';
 
 const percent = (count: number, total: number) =>

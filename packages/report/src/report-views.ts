@@ -1,5 +1,4 @@
 import {
-  agreementTableRows,
   HEADLINE_COLUMNS,
   headlineTable,
   injectionHeatMap,
@@ -8,8 +7,8 @@ import {
   type AgreementTableRow,
   type HeadlineRow,
   type JudgedTrajectory,
-  type TableData,
 } from '@osharm/metrics';
+import { agreementTableRows, type TableData } from '@osharm/metrics/tables';
 import type { RateValue } from '@osharm/task-schema';
 import { faithfulLabel, headlineFidelity, type HeadlineFidelity } from './headline-fidelity';
 import { escapeHtml } from './html-escape';

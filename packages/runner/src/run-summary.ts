@@ -1,10 +1,10 @@
 import {
   breakdown,
   describeTrajectoryPath,
-  formatBreakdownTable,
   summarize,
   type JudgedTrajectory,
 } from '@osharm/metrics';
+import { formatBreakdownTable } from '@osharm/metrics/tables';
 import { summarizeDegraded, type DegradedSummary } from '@osharm/task-schema';
 import type { RunOutcome } from './run-one';
 import type { PlannedRun } from './run-plan';

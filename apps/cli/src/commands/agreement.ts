@@ -3,13 +3,11 @@ import { extname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import {
   agreementTable,
-  agreementTableRows,
   parseHumanLabels,
-  toCsv,
-  toMarkdownTable,
   type HumanLabel,
   type JudgedTrajectory,
 } from '@osharm/metrics';
+import { agreementTableRows, toCsv, toMarkdownTable } from '@osharm/metrics/tables';
 import { allJudgments, loadResultsTree, unmatchedLabels } from '@osharm/report';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
 
