@@ -1,5 +1,5 @@
 import { constants, createWriteStream } from 'node:fs';
-import { lstat, open, readdir, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readdir, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
@@ -79,7 +79,8 @@ export async function sameRunDir(
 /**
  * Copies the listed regular files of `from` into the fresh directory `to` (which the caller
  * created inside the merge target): each source is opened without following symlinks, each target
- * created exclusively (`wx`), so nothing outside `to` is read through a link or written.
+ * created exclusively (`wx`), so nothing outside `to` is read through a link or written. Access
+ * and modification times are kept.
  */
 export async function copyRunFiles(
   from: string,
@@ -92,10 +93,14 @@ export async function copyRunFiles(
     const dir = slash < 0 ? to : await makeDir(file.slice(0, slash));
     const source = await openRegular(join(from, file));
     try {
+      const target = join(dir, file.slice(slash + 1));
       await pipeline(
         source.createReadStream({ autoClose: false }),
-        createWriteStream(join(dir, file.slice(slash + 1)), { flags: 'wx' }),
+        createWriteStream(target, { flags: 'wx' }),
       );
+      // The copy keeps its times: `--prefer newest` on a later merge compares real run ends.
+      const { atime, mtime } = await source.stat();
+      await utimes(target, atime, mtime);
     } finally {
       await source.close();
     }

@@ -138,9 +138,11 @@ describe('mergeResults', () => {
     const b = join(tmp, 'b');
     writeRun(a, 'os/same', 'finished');
     writeRun(b, 'os/same', 'finished');
-    writeRun(a, 'os/t1', 'finished', { score: '1' });
+    const older = writeRun(a, 'os/t1', 'finished', { score: '1' });
     const newer = writeRun(b, 'os/t1', 'finished', { score: '0' });
     writeRun(a, 'os/other', 'finished');
+    // Both ends lie after any copy made in this test: a copy that lost its time would look newest.
+    utimesSync(join(older, 'result.txt'), new Date(), new Date(Date.now() + 30_000));
     utimesSync(join(newer, 'result.txt'), new Date(), new Date(Date.now() + 60_000));
     const into = join(tmp, 'merged');
 
@@ -161,6 +163,19 @@ describe('mergeResults', () => {
     expect(await readRunStatus(join(tmp, 'first', MODEL, 'os/t1'))).toMatchObject({ score: 1 });
 
     await mergeResults({ inputs: [a, b], into: join(tmp, 'newest'), prefer: 'newest' });
+    expect(await readRunStatus(join(tmp, 'newest', MODEL, 'os/t1'))).toMatchObject({ score: 0 });
+
+    // The merged copies keep their times: merging `a` again with --prefer newest keeps b's run.
+    const again = await mergeResults({ inputs: [a], into: join(tmp, 'newest'), prefer: 'newest' });
+    expect(again.merged).toEqual([]);
+    expect(again.skipped.map(skip => [skip.run, skip.reason])).toEqual([
+      [`${MODEL}/os/other`, `same files as ${join(tmp, 'newest', MODEL, 'os/other')}`],
+      [`${MODEL}/os/same`, `same files as ${join(tmp, 'newest', MODEL, 'os/same')}`],
+      [
+        `${MODEL}/os/t1`,
+        `finished copies differ: --prefer newest kept ${join(tmp, 'newest', MODEL, 'os/t1')}`,
+      ],
+    ]);
     expect(await readRunStatus(join(tmp, 'newest', MODEL, 'os/t1'))).toMatchObject({ score: 0 });
   });
 

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VmProviderV1 } from '@osharm/desktop-env';
 import { loadDataset } from '@osharm/task-schema';
 import { formatSummary, runBenchmark, RunOptionsError, type BenchmarkEvent } from './index';
+import { discoverTrajectories } from '@osharm/task-schema/trajectory';
+import { mergeResults } from './merge-results';
 import { planRuns, type PlannedRun } from './run-plan';
 import { parseShard, selectShard } from './run-shard';
 
@@ -21,21 +23,24 @@ const tmp = mkdtempSync(join(tmpdir(), 'osharm-shard-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 let plan: PlannedRun[];
-beforeAll(async () => {
-  const { tasks } = await loadDataset({
-    baseDir: DATASET,
-    indexPaths: ['test_misuse.json', 'test_injection.json', 'test_misbehavior.json'].map(name =>
-      join(DATASET, name),
-    ),
-  });
-  plan = await planRuns({
+let tasks: Awaited<ReturnType<typeof loadDataset>>['tasks'];
+const planIn = (resultDir: string) =>
+  planRuns({
     tasks,
-    resultDir: join(tmp, 'never-written'),
+    resultDir,
     actionSpace: 'pyautogui',
     observationType: 'a11y_tree',
     modelDir: 'gpt-4o',
     inject: true,
   });
+beforeAll(async () => {
+  ({ tasks } = await loadDataset({
+    baseDir: DATASET,
+    indexPaths: ['test_misuse.json', 'test_injection.json', 'test_misbehavior.json'].map(name =>
+      join(DATASET, name),
+    ),
+  }));
+  plan = await planIn(join(tmp, 'never-written'));
 });
 
 describe('selectShard over the real 150-run plan', () => {
@@ -71,6 +76,35 @@ describe('selectShard over the real 150-run plan', () => {
       first.filter(label => prefix.some(run => run.label === label)),
     );
     expect(selectShard(plan, { index: 1, count: 1 })).toEqual(plan);
+  });
+});
+
+describe('shards then merge', () => {
+  it('three shard trees merge into the run dirs of the unsharded plan, each once', async () => {
+    for (const index of [1, 2, 3]) {
+      const shardPlan = selectShard(await planIn(join(tmp, `shard-${index}`)), { index, count: 3 });
+      for (const [position, run] of shardPlan.entries()) {
+        mkdirSync(run.dir, { recursive: true });
+        writeFileSync(join(run.dir, 'traj.jsonl'), '{}\n');
+        // One errored run per shard: merged as errored, to be run again.
+        if (position > 0) writeFileSync(join(run.dir, 'result.txt'), `${index}\n`);
+        else writeFileSync(join(run.dir, 'traj.jsonl'), '{"Error": "x"}\n');
+      }
+    }
+    const into = join(tmp, 'merged');
+    const report = await mergeResults({
+      inputs: [1, 2, 3].map(index => join(tmp, `shard-${index}`)),
+      into,
+    });
+    expect(report).toMatchObject({ written: true, conflicts: [], skipped: [] });
+    expect(report.merged.filter(run => run.state === 'errored')).toHaveLength(3);
+    const merged = (await discoverTrajectories(into, { runDirs: true })).map(dir =>
+      dir.slice(into.length + 1),
+    );
+    const unsharded = (await planIn(into)).map(run => run.dir.slice(into.length + 1));
+    expect(merged).toEqual([...unsharded].sort());
+    // Resuming on the merged tree: only the three errored runs are left to run.
+    expect((await planIn(into)).filter(run => !run.finished)).toHaveLength(3);
   });
 });
 
