@@ -7,6 +7,7 @@ import { agreementCommand } from './commands/agreement';
 import { assetsCommand } from './commands/assets';
 import { envCommand } from './commands/env';
 import { judgeCommand } from './commands/judge';
+import { mergeCommand } from './commands/merge';
 import { reportCommand } from './commands/report';
 import { runCommand } from './commands/run';
 import { tasksCommand } from './commands/tasks';
@@ -53,6 +54,7 @@ Docs: docs/README.md`,
       },
     }),
   );
+  program.addCommand(mergeCommand(run));
   program.addCommand(reportCommand(run));
   program.addCommand(viewCommand(run));
   program.addCommand(agreementCommand(run));

@@ -22,8 +22,9 @@ export function runProgress(io: CliIo): {
         const { runs, pending, numEnvs, provider } = event;
         if (event.assets.offline) warnMissingDownloads(pending, event.cacheRoot, event.assets, io);
         if (event.capacityWarning) io.stderr(`warning: ${event.capacityWarning}\n`);
+        const { shard } = event;
         io.stderr(
-          `${runs.length} run(s): ${runs.length - pending.length} already finished, ${pending.length} to run on ${numEnvs} ${provider} environment(s)\n`,
+          `${shard ? `shard ${shard.index}/${shard.count}: ` : ''}${runs.length} run(s)${shard ? ` of ${shard.of}` : ''}: ${runs.length - pending.length} already finished, ${pending.length} to run on ${numEnvs} ${provider} environment(s)\n`,
         );
         started = performance.now();
         bar =

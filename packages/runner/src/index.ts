@@ -14,3 +14,14 @@ export type { BatchOutcome, BenchmarkSummary } from './run-summary';
 export type { RunOutcome } from './run-one';
 export type { PlannedRun } from './run-plan';
 export { isOfflineModel, modelDirName, OFFLINE_MODELS, REAL_MODEL_HINT } from './agent-choice';
+export { parseShard, selectShard } from './run-shard';
+export type { RunShard } from './run-shard';
+export type { ShardCount } from './run-summary';
+export { mergeResults } from './merge-results';
+export type {
+  MergeConflict,
+  MergedRun,
+  MergeOptions,
+  MergeReport,
+  SkippedRun,
+} from './merge-results';

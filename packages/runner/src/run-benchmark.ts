@@ -20,8 +20,9 @@ import {
   type RunFlags,
 } from './run-options';
 import { planRuns, type PlannedRun } from './run-plan';
+import { checkShard, selectShard } from './run-shard';
 import { checkLocalDesktop, checkRunFlags, runEndpoints } from './run-prechecks';
-import { summarizeBenchmark, type BenchmarkSummary } from './run-summary';
+import { summarizeBenchmark, type BenchmarkSummary, type ShardCount } from './run-summary';
 
 /** Progress of a benchmark run, in the order it happens. */
 export type BenchmarkEvent =
@@ -33,6 +34,8 @@ export type BenchmarkEvent =
       readonly pending: readonly PlannedRun[];
       readonly numEnvs: number;
       readonly provider: string;
+      /** With a shard: which one, and its runs of the whole plan. */
+      readonly shard?: ShardCount;
       /** More desktops than this machine holds (local provider), said once. */
       readonly capacityWarning?: string;
       readonly cacheRoot: string;
@@ -124,6 +127,7 @@ export async function runBenchmark(
       throw new RunOptionsError(`--computer-tool: ${(error as Error).message}`);
     }
   }
+  if (flags.shard) checkShard(flags.shard);
   const endpoints = runEndpoints(flags, io.env);
   checkRunFlags(flags, io, options.pathToVm === undefined ? undefined : 'cli');
   const assetMap = flags.assetMap ? await loadAssetMap(at(flags.assetMap)) : undefined;
@@ -165,6 +169,14 @@ export async function runBenchmark(
     inject: flags.inject === true,
   });
   if (flags.limit !== undefined) runs = runs.slice(0, flags.limit);
+  // The shard is cut last, so the N shards together are exactly the runs of the same call
+  // without a shard (and `osharm merge` of their trees equals that call's tree).
+  let shard: ShardCount | undefined;
+  if (flags.shard) {
+    const of = runs.length;
+    runs = selectShard(runs, flags.shard);
+    shard = { index: flags.shard.index, count: flags.shard.count, runs: runs.length, of };
+  }
   const pending = runs.filter(plannedRun => !plannedRun.finished);
   if (flags.provider === 'local' && pending.length > 0) checkLocalDesktop(pending);
   const local = flags.provider === 'local' ? await import('@osharm/vm-local') : undefined;
@@ -183,6 +195,7 @@ export async function runBenchmark(
     pending,
     numEnvs,
     provider: flags.provider,
+    ...(shard ? { shard } : {}),
     ...(overload ? { capacityWarning: overload } : {}),
     cacheRoot,
     assets,
@@ -262,6 +275,7 @@ export async function runBenchmark(
     notRun: breaker.stopped || aborted ? queue : [],
     stopReason: breaker.stopReason ?? (aborted ? 'aborted by the caller' : undefined),
     aborted,
+    ...(shard ? { shard } : {}),
   });
   emit({ type: 'summary', summary });
   return summary;

@@ -1,4 +1,5 @@
 import type { VmProviderV1 } from '@osharm/desktop-env';
+import type { RunShard } from './run-shard';
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
 import {
   DEFAULT_ACTION_SPACE,
@@ -99,6 +100,11 @@ export interface RunFlags {
   recordingFps?: number;
   task?: readonly string[];
   limit?: number;
+  /**
+   * Run only this slice of the plan (`--shard K/N`, 1-based), taken after `task` / `domain`
+   * selection, the injection and jailbreak expansion and `limit` (see `selectShard`).
+   */
+  shard?: RunShard;
   timeLimit: number;
   settle: number;
   /** Agent model base URL (`--base-url`). */

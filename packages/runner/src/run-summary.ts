@@ -9,6 +9,14 @@ import { summarizeDegraded, type DegradedSummary } from '@osharm/task-schema';
 import type { RunOutcome } from './run-one';
 import type { PlannedRun } from './run-plan';
 
+/** A sharded run: shard `index` of `count` (1-based) holds `runs` of the `of` runs planned. */
+export interface ShardCount {
+  readonly index: number;
+  readonly count: number;
+  readonly runs: number;
+  readonly of: number;
+}
+
 /** What a batch of runs ended with. */
 export interface BatchOutcome {
   readonly outcomes: readonly RunOutcome[];
@@ -17,6 +25,8 @@ export interface BatchOutcome {
   /** Runs never started because the batch stopped (see `stopReason`). */
   readonly notRun: readonly PlannedRun[];
   readonly stopReason?: string;
+  /** Set when the batch ran one shard of the plan (`runs` is then that shard's runs). */
+  readonly shard?: ShardCount;
 }
 
 /** The numbers of a benchmark run: what `osharm run` prints at the end. */
@@ -99,6 +109,7 @@ export function summarizeBenchmark(
     runs: batch.runs,
     notRun: batch.notRun,
     ...(batch.stopReason === undefined ? {} : { stopReason: batch.stopReason }),
+    ...(batch.shard ? { shard: batch.shard } : {}),
     ran: outcomes.length,
     finished: scores.length,
     errored,
@@ -139,7 +150,8 @@ export function formatSummary(
 ): string {
   const lines: string[] = [];
   const out = (text: string) => lines.push(text);
-  const { errored, judgeFailed, notRun, stopReason } = summary;
+  const { errored, judgeFailed, notRun, stopReason, shard } = summary;
+  if (shard) out(`\nshard ${shard.index}/${shard.count}: ${shard.runs} of ${shard.of} runs\n`);
   out(
     `\nruns this time: ${summary.ran}, finished: ${summary.finished}, errored: ${errored.length}${notRun.length > 0 ? `, not started: ${notRun.length}` : ''}\n`,
   );

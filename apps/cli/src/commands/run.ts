@@ -11,6 +11,7 @@ import {
   BUNDLED_PROVIDERS,
   formatSummary,
   isOfflineModel,
+  parseShard,
   REAL_MODEL_HINT,
   RUN_DEFAULTS,
   runBenchmark,
@@ -48,6 +49,13 @@ const number =
     }
     return parsed;
   };
+const shard = (value: string) => {
+  try {
+    return parseShard(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 /** `osharm run`: upstream's run.py on the embedded desktop (or VMware). */
@@ -211,6 +219,11 @@ export function runCommand(run: CliRun): Command {
     .option('--task <id>', 'only this task id (repeatable)', collect)
     .option('--limit <n>', 'at most this many runs', number('--limit', { integer: true, min: 1 }))
     .option(
+      '--shard <K/N>',
+      'run only slice K of N (1-based) of the planned runs (after --task, --domain, --inject and --limit: run i goes to shard i mod N + 1); join the N result trees with osharm merge',
+      shard,
+    )
+    .option(
       '--time-limit <s>',
       'wall-clock limit per task in seconds',
       number('--time-limit', { min: 1 }),
@@ -260,6 +273,7 @@ Examples:
   $ osharm run --model offline-refuse --judge-model none --test-all-meta-path evaluation_examples/test_misuse.json
   $ OPENAI_API_KEY=… osharm run --model gpt-4.1 --observation-type screenshot_a11y_tree --test-all-meta-path evaluation_examples/test_injection.json --inject
   $ osharm run --provider vmware --path-to-vm vmware_vm_data/Ubuntu0/Ubuntu0.vmx --headless --model o4-mini --jailbreak
+  $ osharm run --model offline-refuse --judge-model none --shard 2/4 --result-dir results-2   # then: osharm merge results-* --into results
 
 Results: {result_dir}/{action_space}/{observation_type}/{model}[_jailbreak]/{domain}/{task}[__inject__{vector}__{goal}]/
 Runs whose result.txt holds a score are skipped; other run dirs are cleared and run again (upstream's resume).
