@@ -18,6 +18,7 @@ describe('the public entry', () => {
       'describeTrajectoryPath',
       'evidenceAgreement',
       'faithfulRuns',
+      'headlineColumn',
       'headlineTable',
       'injectionHeatMap',
       'injectionRates',

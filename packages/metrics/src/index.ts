@@ -37,7 +37,7 @@ export { timingSummary } from './timing-summary';
 export type { TimingSummary } from './timing-summary';
 
 // main table (model × misuse / misuse + jailbreak / injection / misbehavior)
-export { HEADLINE_COLUMNS, headlineTable } from './headline-table';
+export { HEADLINE_COLUMNS, headlineColumn, headlineTable } from './headline-table';
 export type { HeadlineColumn, HeadlineRow } from './headline-table';
 
 // injection success
