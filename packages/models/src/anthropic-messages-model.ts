@@ -1,5 +1,5 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { registerSecret } from '@osharm/task-schema';
+import type Anthropic from '@anthropic-ai/sdk';
+import { anthropicClient } from './vendor-clients';
 import { createAnthropicBatchApi } from './anthropic-batch';
 import { JsonBodyWriter } from './json-body';
 import {
@@ -9,7 +9,6 @@ import {
   type ModelResult,
   type ModelToolCall,
   type ModelV1,
-  ModelError,
   toModelError,
   tryParseJson,
 } from '@osharm/model-spec';
@@ -98,24 +97,7 @@ export class AnthropicMessagesModel implements ModelV1 {
 
   /** The SDK client, created on first use. */
   get client(): Anthropic {
-    if (!this.clientInstance) {
-      const env = this.settings.env ?? process.env;
-      const apiKey = this.settings.apiKey ?? env.ANTHROPIC_API_KEY;
-      registerSecret(apiKey);
-      if (!apiKey) {
-        throw new ModelError({
-          kind: 'setting',
-          provider: this.provider,
-          message: `no Anthropic API key for model "${this.modelId}": set ANTHROPIC_API_KEY`,
-        });
-      }
-      this.clientInstance = new Anthropic({
-        apiKey,
-        baseURL: this.settings.baseURL ?? env.ANTHROPIC_BASE_URL,
-        maxRetries: this.settings.maxRetries ?? 2,
-        timeout: this.settings.timeout ?? 600_000,
-      });
-    }
+    this.clientInstance ??= anthropicClient(this.modelId, this.settings);
     return this.clientInstance;
   }
 

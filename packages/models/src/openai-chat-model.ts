@@ -1,5 +1,5 @@
-import OpenAI from 'openai';
-import { registerSecret } from '@osharm/task-schema';
+import type OpenAI from 'openai';
+import { openaiClient } from './vendor-clients';
 import { JsonBodyWriter } from './json-body';
 import {
   type ModelBatchApi,
@@ -9,7 +9,6 @@ import {
   type ModelResult,
   type ModelToolCall,
   type ModelV1,
-  ModelError,
   toModelError,
   tryParseJson,
 } from '@osharm/model-spec';
@@ -128,26 +127,10 @@ export class OpenAIChatModel implements ModelV1 {
 
   /** The SDK client, created on first use (no I/O and no key check at construction). */
   get client(): OpenAI {
-    if (!this.clientInstance) {
-      const env = this.settings.env ?? process.env;
-      const baseURL = this.settings.baseURL ?? env.OPENAI_BASE_URL;
-      const apiKey =
-        this.settings.apiKey ?? env.OPENAI_API_KEY ?? (baseURL ? 'not-needed' : undefined);
-      registerSecret(apiKey === 'not-needed' ? undefined : apiKey);
-      if (!apiKey) {
-        throw new ModelError({
-          kind: 'setting',
-          provider: this.provider,
-          message: `no OpenAI API key for model "${this.modelId}": set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible local server`,
-        });
-      }
-      this.clientInstance = new OpenAI({
-        apiKey,
-        baseURL,
-        maxRetries: this.settings.maxRetries ?? 2,
-        timeout: this.settings.timeout ?? 600_000,
-      });
-    }
+    this.clientInstance ??= openaiClient(this.modelId, this.settings, {
+      provider: this.provider,
+      keylessWithBaseUrl: true,
+    });
     return this.clientInstance;
   }
 

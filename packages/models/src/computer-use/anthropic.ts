@@ -1,7 +1,7 @@
 /** Anthropic computer use over the Messages API: the classic tool (beta) or the GA toolset. */
-import Anthropic from '@anthropic-ai/sdk';
-import { registerSecret } from '@osharm/task-schema';
-import { ModelError, toModelError } from '@osharm/model-spec';
+import type Anthropic from '@anthropic-ai/sdk';
+import { anthropicClient } from '../vendor-clients';
+import { toModelError } from '@osharm/model-spec';
 import type {
   CallOutcome,
   ComputerUseCall,
@@ -31,21 +31,7 @@ export class AnthropicComputerUseSession implements ComputerUseSession {
     readonly toolVersion: string,
     private readonly settings: ComputerUseSettings,
   ) {
-    const env = settings.env ?? process.env;
-    const apiKey = settings.apiKey ?? env.ANTHROPIC_API_KEY;
-    registerSecret(apiKey);
-    if (!apiKey)
-      throw new ModelError({
-        kind: 'setting',
-        provider: 'anthropic',
-        message: `no Anthropic API key for model "${modelId}": set ANTHROPIC_API_KEY`,
-      });
-    this.client = new Anthropic({
-      apiKey,
-      baseURL: settings.baseURL ?? env.ANTHROPIC_BASE_URL,
-      maxRetries: settings.maxRetries ?? 2,
-      timeout: settings.timeout ?? 600_000,
-    });
+    this.client = anthropicClient(modelId, settings);
   }
 
   private tool(): Block {

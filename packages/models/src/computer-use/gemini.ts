@@ -5,9 +5,9 @@
  * `require_confirmation` carries a safety check; its acknowledgement goes back as
  * `safety_acknowledgement: "true"` in the function response.
  */
-import { GoogleGenAI } from '@google/genai';
-import { registerSecret } from '@osharm/task-schema';
-import { ModelError, toModelError } from '@osharm/model-spec';
+import type { GoogleGenAI } from '@google/genai';
+import { geminiClient } from '../vendor-clients';
+import { toModelError } from '@osharm/model-spec';
 import { DEFAULT_KEEP_SCREENSHOTS, OMITTED_SCREENSHOT, pruneScreenshots } from './history-images';
 import type {
   CallOutcome,
@@ -52,24 +52,7 @@ export class GeminiComputerUseSession implements ComputerUseSession {
     readonly toolVersion: string,
     private readonly settings: ComputerUseSettings,
   ) {
-    const env = settings.env ?? process.env;
-    const apiKey = settings.apiKey ?? env.GEMINI_API_KEY;
-    registerSecret(apiKey);
-    if (!apiKey)
-      throw new ModelError({
-        kind: 'setting',
-        provider: 'google',
-        message: `no Gemini API key for model "${modelId}": set GEMINI_API_KEY`,
-      });
-    const baseUrl = settings.baseURL ?? env.GEMINI_BASE_URL;
-    this.client = new GoogleGenAI({
-      apiKey,
-      httpOptions: {
-        ...(baseUrl !== undefined && { baseUrl }),
-        timeout: settings.timeout ?? 600_000,
-        retryOptions: { attempts: (settings.maxRetries ?? 2) + 1 },
-      },
-    });
+    this.client = geminiClient(modelId, settings);
   }
 
   private async call(signal: AbortSignal | undefined): Promise<ComputerUseTurn> {

@@ -4,9 +4,9 @@
  * Turns are chained by `previous_response_id`, or (`openaiChain: 'full-input'`) by sending the
  * whole input again with every output item kept — reasoning items included, as the API requires.
  */
-import OpenAI from 'openai';
-import { registerSecret } from '@osharm/task-schema';
-import { ModelError, toModelError } from '@osharm/model-spec';
+import type OpenAI from 'openai';
+import { openaiClient } from '../vendor-clients';
+import { toModelError } from '@osharm/model-spec';
 import type {
   CallOutcome,
   ComputerUseCall,
@@ -34,21 +34,7 @@ export class OpenAIComputerUseSession implements ComputerUseSession {
     readonly toolVersion: string,
     private readonly settings: ComputerUseSettings,
   ) {
-    const env = settings.env ?? process.env;
-    const apiKey = settings.apiKey ?? env.OPENAI_API_KEY;
-    registerSecret(apiKey);
-    if (!apiKey)
-      throw new ModelError({
-        kind: 'setting',
-        provider: 'openai',
-        message: `no OpenAI API key for model "${modelId}": set OPENAI_API_KEY`,
-      });
-    this.client = new OpenAI({
-      apiKey,
-      baseURL: settings.baseURL ?? env.OPENAI_BASE_URL,
-      maxRetries: settings.maxRetries ?? 2,
-      timeout: settings.timeout ?? 600_000,
-    });
+    this.client = openaiClient(modelId, settings);
     this.fullInput = settings.openaiChain === 'full-input';
   }
 
