@@ -1,7 +1,7 @@
 import type { JudgePrompt } from './judge-message';
 import type { ImageOptions } from './judge-images';
 
-import type { TokenUsage } from '@osharm/models';
+import type { ModelBatchRequest, ModelBatchStatus, TokenUsage } from '@osharm/models';
 
 export type { TokenUsage };
 
@@ -39,23 +39,11 @@ export interface JudgeModelResult {
   readonly response: unknown;
 }
 
-/** One request of a provider batch. */
-export interface BatchRequest {
-  readonly customId: string;
-  readonly body: Record<string, unknown>;
-}
+/** One request of a provider batch (the model layer's, under the judge's name). */
+export type BatchRequest = ModelBatchRequest;
 
-/** State of a provider batch. */
-export interface BatchStatus {
-  readonly id: string;
-  /** True once the provider will do no more work on it (completed, failed, expired, cancelled). */
-  readonly done: boolean;
-  /** Provider status text (`in_progress`, `completed`, `ended`, …). */
-  readonly status: string;
-  readonly total: number;
-  readonly completed: number;
-  readonly failed: number;
-}
+/** State of a provider batch (the model layer's, under the judge's name). */
+export type BatchStatus = ModelBatchStatus;
 
 /** One result of a provider batch. */
 export type BatchResult =
