@@ -150,7 +150,7 @@ async function main() {
       const downscale: number[] = [];
       for (let turn = 0; turn < TURNS; turn += 1) {
         const started = performance.now();
-        (await screenshotForModel(png, scaling)).toString('base64');
+        (await screenshotForModel(png, scaling)).bytes.toString('base64');
         downscale.push(performance.now() - started);
       }
       const map = stats(mapping);
