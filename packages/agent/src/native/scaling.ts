@@ -119,7 +119,7 @@ export const SCREENSHOT_JPEG_QUALITY = 90;
 
 /**
  * The screenshot as the model gets it: when `scaling.image` is smaller than the screen, resized
- * to it and sent as JPEG (Anthropic and OpenAI take JPEG; about a fifth of the PNG's bytes, so
+ * to it and sent as JPEG (Anthropic and OpenAI take JPEG; about a quarter of the PNG's bytes, so
  * every request carrying it is cheaper to build, send and keep in the history); else the same
  * PNG bytes, with no decode.
  */
