@@ -46,4 +46,4 @@ export {
   toModel,
   toScreen,
 } from './scaling';
-export type { ImageLimits, Scaling, Size } from './scaling';
+export type { ImageLimits, ModelImage, Scaling, Size } from './scaling';

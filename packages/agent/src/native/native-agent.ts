@@ -158,9 +158,8 @@ export class NativeAgent implements AgentV1 {
       });
     }
     const scaling = this.scaling;
-    const screenshot = {
-      data: (await screenshotForModel(buffer, scaling)).toString('base64'),
-    };
+    const image = await screenshotForModel(buffer, scaling);
+    const screenshot = { data: image.bytes.toString('base64'), mediaType: image.mediaType };
     let turn: ComputerUseTurn;
     if (!this.session) {
       const create = this.settings.createSession ?? createComputerUseSession;

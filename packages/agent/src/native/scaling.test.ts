@@ -103,7 +103,7 @@ describe('coordinates both ways', () => {
 });
 
 describe('screenshotForModel', () => {
-  it('downscales a 1920×1080 PNG to the vendor size and keeps a small one as it is', async () => {
+  it('downscales a 1920×1080 PNG to the vendor size (as JPEG) and keeps a small one as it is', async () => {
     const png = await sharp({
       create: { width: 1920, height: 1080, channels: 3, background: { r: 20, g: 120, b: 200 } },
     })
@@ -113,20 +113,26 @@ describe('screenshotForModel', () => {
       png,
       scalingFor({ width: 1920, height: 1080 }, ANTHROPIC_IMAGE_LIMITS),
     );
-    expect(await sharp(anthropic).metadata()).toMatchObject({
+    expect(anthropic.mediaType).toBe('image/jpeg');
+    expect(await sharp(anthropic.bytes).metadata()).toMatchObject({
       width: 1429,
       height: 804,
-      format: 'png',
+      format: 'jpeg',
     });
     const openai = await screenshotForModel(
       png,
       scalingFor({ width: 1920, height: 1080 }, OPENAI_IMAGE_LIMITS),
     );
-    expect(await sharp(openai).metadata()).toMatchObject({ width: 1365, height: 768 });
+    expect(await sharp(openai.bytes).metadata()).toMatchObject({
+      width: 1365,
+      height: 768,
+      format: 'jpeg',
+    });
     const gemini = await screenshotForModel(
       png,
       scalingFor({ width: 1920, height: 1080 }, GEMINI_IMAGE_LIMITS, true),
     );
-    expect(gemini).toBe(png);
+    expect(gemini).toEqual({ bytes: png, mediaType: 'image/png' });
+    expect(gemini.bytes).toBe(png); // no decode, no re-encode
   });
 });

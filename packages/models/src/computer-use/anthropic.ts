@@ -17,7 +17,11 @@ type Block = Record<string, unknown>;
 
 const image = (screenshot: Screenshot): Block => ({
   type: 'image',
-  source: { type: 'base64', media_type: 'image/png', data: screenshot.data },
+  source: {
+    type: 'base64',
+    media_type: screenshot.mediaType ?? 'image/png',
+    data: screenshot.data,
+  },
 });
 
 export class AnthropicComputerUseSession implements ComputerUseSession {

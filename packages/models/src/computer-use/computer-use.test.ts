@@ -312,3 +312,23 @@ describe('screenshots kept in the history', () => {
     expect(images).toEqual([1, 2, 2, 2]);
   });
 });
+
+describe('screenshot format', () => {
+  it.each([
+    ['claude-opus-5', 'anthropicBaseUrl', '"media_type":"image/jpeg"'],
+    ['gpt-5.5', 'openaiBaseUrl', '"data:image/jpeg;base64,'],
+    ['gemini-2.5-computer-use-preview-10-2025', 'geminiBaseUrl', '"mimeType":"image/jpeg"'],
+  ] as const)('%s: a JPEG screenshot goes out with its media type', async (model, url, marker) => {
+    const standIn = await start(() => ({ text: 'Done.' }));
+    const session = createComputerUseSession(model, {
+      display,
+      apiKey: 'k',
+      baseURL: standIn[url],
+      maxRetries: 0,
+    });
+    await session.start('Look.', { ...shot, mediaType: 'image/jpeg' });
+    const body = JSON.stringify(standIn.calls[0]!.body);
+    expect(body).toContain(marker);
+    expect(body).not.toContain('image/png');
+  });
+});

@@ -23,7 +23,7 @@ type Part = Record<string, unknown>;
 type Content = { role: 'user' | 'model'; parts: Part[] };
 
 const inline = (screenshot: Screenshot): Part => ({
-  inlineData: { mimeType: 'image/png', data: screenshot.data },
+  inlineData: { mimeType: screenshot.mediaType ?? 'image/png', data: screenshot.data },
 });
 
 function safetyChecksOf(id: string, args: unknown): SafetyCheck[] {

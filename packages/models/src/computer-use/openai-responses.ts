@@ -19,7 +19,8 @@ import type {
 
 type Item = Record<string, unknown>;
 
-const dataUrl = (screenshot: Screenshot) => `data:image/png;base64,${screenshot.data}`;
+const dataUrl = (screenshot: Screenshot) =>
+  `data:${screenshot.mediaType ?? 'image/png'};base64,${screenshot.data}`;
 
 export class OpenAIComputerUseSession implements ComputerUseSession {
   readonly vendor = 'openai' as const;

@@ -57,8 +57,10 @@ export interface CallOutcome {
 
 /** A screenshot as the model gets it (already downscaled to `display`). */
 export interface Screenshot {
-  /** Base64 PNG. */
+  /** Base64 image bytes. */
   readonly data: string;
+  /** Their format (all three vendors take both); PNG when absent. */
+  readonly mediaType?: 'image/png' | 'image/jpeg';
 }
 
 export interface ComputerUseSettings {
