@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { registerSecret } from '@osharm/task-schema';
+import { registerSecret } from '@osharm/task-schema/artifacts';
 import { createAnthropicBatchApi } from './anthropic-batch';
 import { JsonBodyWriter } from './json-body';
 import {

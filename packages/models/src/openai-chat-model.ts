@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { registerSecret } from '@osharm/task-schema';
+import { registerSecret } from '@osharm/task-schema/artifacts';
 import { JsonBodyWriter } from './json-body';
 import {
   type ModelBatchApi,

@@ -1,6 +1,6 @@
 /** Anthropic computer use over the Messages API: the classic tool (beta) or the GA toolset. */
 import Anthropic from '@anthropic-ai/sdk';
-import { registerSecret } from '@osharm/task-schema';
+import { registerSecret } from '@osharm/task-schema/artifacts';
 import { ModelError, toModelError } from '@osharm/model-spec';
 import type {
   CallOutcome,

@@ -6,7 +6,7 @@
  * `safety_acknowledgement: "true"` in the function response.
  */
 import { GoogleGenAI } from '@google/genai';
-import { registerSecret } from '@osharm/task-schema';
+import { registerSecret } from '@osharm/task-schema/artifacts';
 import { ModelError, toModelError } from '@osharm/model-spec';
 import { DEFAULT_KEEP_SCREENSHOTS, OMITTED_SCREENSHOT, pruneScreenshots } from './history-images';
 import type {

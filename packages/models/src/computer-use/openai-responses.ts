@@ -5,7 +5,7 @@
  * whole input again with every output item kept — reasoning items included, as the API requires.
  */
 import OpenAI from 'openai';
-import { registerSecret } from '@osharm/task-schema';
+import { registerSecret } from '@osharm/task-schema/artifacts';
 import { ModelError, toModelError } from '@osharm/model-spec';
 import type {
   CallOutcome,
