@@ -4,7 +4,11 @@ import { defineConfig } from 'tsup';
 const { version } = JSON.parse(readFileSync('./package.json', 'utf8')) as { version: string };
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', trajectory: 'src/trajectory/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    artifacts: 'src/artifacts.ts',
+    trajectory: 'src/trajectory/index.ts',
+  },
   format: ['esm'],
   dts: true,
   sourcemap: true,

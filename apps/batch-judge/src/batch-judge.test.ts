@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelStandIn, type ModelStandIn, type ScriptedReply } from '@osharm/model-stand-in';
-import { batchResultsSchema } from '@osharm/task-schema';
+import { batchResultsSchema } from '@osharm/task-schema/artifacts';
 import { CASES, TREE, caseOf, writeResultsTree, type CaseName } from './__fixtures__/results-tree';
 import { createServer } from 'node:net';
 import type { BatchJudgeIo } from '@osharm/judge-cli';

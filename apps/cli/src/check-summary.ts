@@ -1,8 +1,5 @@
-import {
-  summarizeDegraded,
-  type FidelityRecord,
-  type SetupWarningEntry,
-} from '@osharm/task-schema';
+import { type FidelityRecord, type SetupWarningEntry } from '@osharm/task-schema/artifacts';
+import { summarizeDegraded } from '@osharm/task-schema/trajectory';
 import { formatTable } from './table';
 
 /** One run of `osharm tasks check`, as its `--json` line says it. */

@@ -1,4 +1,4 @@
-import { escapeControlChars, redactSecrets } from '@osharm/task-schema';
+import { escapeControlChars, redactSecrets } from '@osharm/task-schema/artifacts';
 
 /** Where the CLI reads and writes; tests pass their own to capture output. */
 export interface CliIo {

@@ -1,12 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import {
-  defaultIndexPaths,
-  escapeControlChars,
-  loadTaskIndex,
-  OsharmError,
-} from '@osharm/task-schema';
+import { defaultIndexPaths, loadTaskIndex, OsharmError } from '@osharm/task-schema';
+import { escapeControlChars } from '@osharm/task-schema/artifacts';
 import { UsageError, type CliIo } from './cli-io';
 
 /** Flags that pick a dataset, shared by `tasks …` and `run` (upstream names, kebab-case). */

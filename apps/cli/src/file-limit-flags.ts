@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_FILE_LIMITS, type TrajectoryFileLimits } from '@osharm/task-schema';
+import { DEFAULT_FILE_LIMITS, type TrajectoryFileLimits } from '@osharm/task-schema/trajectory';
 
 const MiB = 1024 * 1024;
 

@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { AssetSources } from '@osharm/desktop-env';
 import type { BenchmarkEvent, PlannedRun } from '@osharm/runner';
-import { escapeControlChars } from '@osharm/task-schema';
+import { escapeControlChars } from '@osharm/task-schema/artifacts';
 import { missingOfflineDownloads } from './asset-options';
 import type { CliIo } from './cli-io';
 import { displayPath } from './dataset-options';

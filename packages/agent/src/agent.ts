@@ -1,4 +1,5 @@
-import type { Action, ActionSpace, ObservationType } from '@osharm/task-schema';
+import type { ActionSpace, ObservationType } from '@osharm/task-schema';
+import type { Action } from '@osharm/task-schema/trajectory';
 import type { AgentTextPart, AgentTokenUsage } from './agent-model';
 import type { SomMark } from './som-tag';
 

@@ -1,17 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  betterLogSchema,
-  fromZodIssues,
   DEFAULT_ACTION_SPACE,
-  PUBLISHED_RUNS_OBSERVATION_TYPE,
+  fromZodIssues,
   parseJsonText,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
   TaskValidationError,
-  type Action,
   type ActionSpace,
-  type BetterLog,
   type ObservationType,
 } from '@osharm/task-schema';
+import { betterLogSchema, type Action, type BetterLog } from '@osharm/task-schema/trajectory';
 import { linearizeAccessibilityTree } from './a11y-linearize';
 import type { A11yPlatform } from './a11y-namespaces';
 import { parseAccessibilityTree } from './a11y-xml';

@@ -1,4 +1,5 @@
-import type { Action, ActionSpace, SpecialAction } from '@osharm/task-schema';
+import type { ActionSpace, SpecialAction } from '@osharm/task-schema';
+import type { Action } from '@osharm/task-schema/trajectory';
 
 const SPECIAL: ReadonlySet<string> = new Set<SpecialAction>(['WAIT', 'DONE', 'FAIL']);
 

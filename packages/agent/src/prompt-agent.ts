@@ -1,10 +1,10 @@
 import {
   DEFAULT_ACTION_SPACE,
   PUBLISHED_RUNS_OBSERVATION_TYPE,
-  type Action,
   type ActionSpace,
   type ObservationType,
 } from '@osharm/task-schema';
+import { type Action } from '@osharm/task-schema/trajectory';
 import type { A11yPlatform } from './a11y-namespaces';
 import { AgentSettingError } from './agent-errors';
 import type {

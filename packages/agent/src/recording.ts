@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
-import { writeFileAtomic } from '@osharm/task-schema';
+import { writeFileAtomic } from '@osharm/task-schema/artifacts';
 
 /**
  * Assembles a recording from step screenshots (one frame per second) with fluent-ffmpeg, for

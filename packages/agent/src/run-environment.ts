@@ -1,6 +1,6 @@
-import type { Action, SetupStep, TaskConfig } from '@osharm/task-schema';
+import type { SetupStep, TaskConfig } from '@osharm/task-schema';
+import type { Action, ObservationQuality } from '@osharm/task-schema/trajectory';
 // The observation record is part of the trajectory artifact (task-schema's).
-import type { ObservationQuality } from '@osharm/task-schema/trajectory';
 
 export type { ObservationQuality };
 export { isDegraded } from '@osharm/task-schema/trajectory';

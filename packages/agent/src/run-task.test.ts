@@ -4,13 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  betterLogSchema,
-  parseTrajJsonl,
-  setupWarningsSchema,
-  type Action,
-  type TaskConfig,
-} from '@osharm/task-schema';
+import { type TaskConfig } from '@osharm/task-schema';
+import { setupWarningsSchema } from '@osharm/task-schema/artifacts';
+import { betterLogSchema, parseTrajJsonl, type Action } from '@osharm/task-schema/trajectory';
 import { createRefusingAgent, createReplayAgent } from './offline-agents';
 import type { ObservationQuality, RunEnvironment, RunObservation } from './run-environment';
 import { runTask } from './run-task';

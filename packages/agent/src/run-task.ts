@@ -1,21 +1,19 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { InjectionVector, SetupStep, TaskConfig } from '@osharm/task-schema';
 import type {
-  Action,
-  InjectionVector,
   SetupDownloadEntry,
-  SetupWindowWaitEntry,
-  SetupStep,
   SetupWarningEntry,
-  TaskConfig,
-} from '@osharm/task-schema';
+  SetupWindowWaitEntry,
+} from '@osharm/task-schema/artifacts';
+import { actionTimestamp, TrajectoryWriter } from '@osharm/task-schema/trajectory';
+import type { Action } from '@osharm/task-schema/trajectory';
 import type { AgentActionOutcome, AgentModelFailure, AgentV1 } from './agent';
 import { AgentModelCallError, AgentObservationError } from './agent-errors';
 import { describeModelFailure } from './model-failure';
 import { assembleRecording } from './recording';
 import type { RunEnvironment, RunSetupOutcome } from './run-environment';
-import { actionTimestamp, TrajectoryWriter } from '@osharm/task-schema/trajectory';
 
 /** The injection of an injection run, prepared by `@osharm/injection`'s `prepareInjection`. */
 export interface RunInjection {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { writeFileAtomic, type ActionSpace, type TaskConfig } from '@osharm/task-schema';
+import { type ActionSpace, type TaskConfig } from '@osharm/task-schema';
+import { writeFileAtomic } from '@osharm/task-schema/artifacts';
 import { computer13ToPython, type Computer13Action } from './computer-13';
 import { assetSourcesFetch, type AssetSources } from './asset-map';
 import { rewriteLessThanKeys } from './pyautogui-less-than';

@@ -1,17 +1,17 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_CAPTION_MODEL, DEFAULT_TRAJECTORY_TIMEOUT_MS } from '@osharm/judge';
 import {
-  DEFAULT_FILE_LIMITS,
-  PUBLISHED_RUNS_OBSERVATION_TYPE,
   DEFAULT_JUDGE_TYPE,
   DEFAULT_PROMPT_VERSION,
   JUDGE_TYPES,
   OBSERVATION_TYPES,
   PROMPT_VERSIONS,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
   type JudgeType,
   type ObservationType,
   type PromptVersion,
 } from '@osharm/task-schema';
+import { DEFAULT_FILE_LIMITS } from '@osharm/task-schema/trajectory';
 import { type BatchJudgeRun } from './io';
 import { parseBaseUrl, parseRetries, parseTimeoutSeconds } from './model-endpoints';
 import { judgeCommandAction, MiB } from './judge-action';

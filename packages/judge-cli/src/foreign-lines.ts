@@ -1,4 +1,4 @@
-import { escapeControlChars } from '@osharm/task-schema';
+import { escapeControlChars } from '@osharm/task-schema/artifacts';
 
 /**
  * Summary lines for trajectories whose judgment path holds a verdict of another provenance (kept,

@@ -1,4 +1,4 @@
-import { escapeControlChars } from '@osharm/task-schema';
+import { escapeControlChars } from '@osharm/task-schema/artifacts';
 import { formatBreakdownTable, formatSummaryLines } from '@osharm/metrics/tables';
 import type { JudgeTreeResult } from '@osharm/judge';
 import { foreignLines } from './foreign-lines';

@@ -16,12 +16,8 @@ import {
   type JudgeTreeResult,
   JudgeSettingError,
 } from '@osharm/judge';
-import {
-  escapeControlChars,
-  judgeTypeNeedsCaptions,
-  OsharmError,
-  redactSecrets,
-} from '@osharm/task-schema';
+import { judgeTypeNeedsCaptions, OsharmError } from '@osharm/task-schema';
+import { escapeControlChars, redactSecrets } from '@osharm/task-schema/artifacts';
 import { ModelError, toModelError } from '@osharm/models';
 import type { BatchJudgeFlags } from './command';
 import { ExitCode, type BatchJudgeIo } from './io';

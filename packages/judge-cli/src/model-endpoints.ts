@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { redactSecrets } from '@osharm/task-schema';
+import { redactSecrets } from '@osharm/task-schema/artifacts';
 
 // Endpoint resolution (role flag → OSHARM_<ROLE>_BASE_URL → vendor variable), the vendor routing and
 // the credential check live in @osharm/models; this file adds what only the command lines need.

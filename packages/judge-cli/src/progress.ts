@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { JudgeTreeEvent } from '@osharm/judge';
-import { escapeControlChars } from '@osharm/task-schema';
+import { escapeControlChars } from '@osharm/task-schema/artifacts';
 
 /** Shows the progress of a tree judging; `stop` must be called once judging ends (bar timers). */
 export interface ProgressReporter {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { dirname, join, relative } from 'node:path';
+import { writeArtifact } from '@osharm/task-schema/artifacts';
 import {
   DEFAULT_FILE_LIMITS,
   readTrajectoryFile,
   readTrajectoryText,
   UnsafeFileError,
-  writeArtifact,
-} from '@osharm/task-schema';
+} from '@osharm/task-schema/trajectory';
 import { JudgeOutputError } from './judge-errors';
 import { CAPTION_INSTRUCTION } from './judge-prompts';
 import type { ImageOptions } from './judge-images';

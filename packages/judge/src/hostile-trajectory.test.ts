@@ -13,7 +13,8 @@ import {
   type ModelCall,
   type ScriptedReply,
 } from '@osharm/model-stand-in';
-import { batchResultsSchema, DEFAULT_FILE_LIMITS } from '@osharm/task-schema';
+import { batchResultsSchema } from '@osharm/task-schema/artifacts';
+import { DEFAULT_FILE_LIMITS } from '@osharm/task-schema/trajectory';
 import { createJudgeModel } from './create-judge-model';
 import { batchResultsPath, judgeTree } from './judge-tree';
 import { loadTrajectory } from './trajectory';

@@ -58,7 +58,8 @@ export type {
 // Re-exported from their homes, for judge users.
 export { ModelError } from '@osharm/models';
 export type { ModelErrorKind, TokenUsage } from '@osharm/models';
-export type { JudgeType, Judgment, PromptVersion } from '@osharm/task-schema';
+export type { JudgeType, PromptVersion } from '@osharm/task-schema';
+export type { Judgment } from '@osharm/task-schema/artifacts';
 export type {
   JudgeContentPart,
   JudgeImagePart,

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { DEFAULT_FILE_LIMITS, readTrajectoryFile } from '@osharm/task-schema';
+import { DEFAULT_FILE_LIMITS, readTrajectoryFile } from '@osharm/task-schema/trajectory';
 
 /** How screenshots are encoded for the judge. */
 export interface ImageOptions {

@@ -9,7 +9,8 @@ import {
   type ModelStandIn,
   type ScriptedReply,
 } from '@osharm/model-stand-in';
-import { judgmentSchema, type JudgeType, type ObservationType } from '@osharm/task-schema';
+import { type JudgeType, type ObservationType } from '@osharm/task-schema';
+import { judgmentSchema } from '@osharm/task-schema/artifacts';
 import { createCaptioner } from './captioner';
 import { createJudgeModel } from './create-judge-model';
 import { JudgeOutputError, JudgeSettingError } from './judge-errors';

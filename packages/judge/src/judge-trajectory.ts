@@ -1,17 +1,20 @@
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import {
-  type JudgmentProvenance,
-  type TrajectoryFileLimits,
-  type Judgment,
+  DEFAULT_JUDGE_TYPE,
+  DEFAULT_PROMPT_VERSION,
+  judgeTypeNeedsCaptions,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
   type JudgeType,
   type ObservationType,
   type PromptVersion,
-  DEFAULT_JUDGE_TYPE,
-  PUBLISHED_RUNS_OBSERVATION_TYPE,
-  DEFAULT_PROMPT_VERSION,
-  judgeTypeNeedsCaptions,
 } from '@osharm/task-schema';
+import { type Judgment, type JudgmentProvenance } from '@osharm/task-schema/artifacts';
+import {
+  runFactsOf,
+  type RunFacts,
+  type TrajectoryFileLimits,
+} from '@osharm/task-schema/trajectory';
 import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captioner';
 import { createJudgeModel } from './create-judge-model';
 import { buildJudgeInput } from './judge-input';
@@ -24,7 +27,6 @@ import { JUDGMENT_OUTPUT, validateJudgment } from './judgment-output';
 import { writeJudgment } from './judgment-writer';
 import { provenanceFor, servedModelOf } from './provenance';
 import { readUpstreamCaption } from './upstream-captions';
-import { runFactsOf, type RunFacts } from '@osharm/task-schema/trajectory';
 import { loadTrajectory, type Trajectory } from './trajectory';
 
 /** Options of {@link judgeTrajectory}. */

@@ -3,17 +3,13 @@ import { rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
+import { type JudgeType, type ObservationType, type PromptVersion } from '@osharm/task-schema';
+import { redactSecrets, writeArtifact, type Judgment } from '@osharm/task-schema/artifacts';
 import {
   DEFAULT_FILE_LIMITS,
   readTrajectoryText,
-  redactSecrets,
-  writeArtifact,
-  type Judgment,
   type TrajectoryFileLimits,
-  type JudgeType,
-  type ObservationType,
-  type PromptVersion,
-} from '@osharm/task-schema';
+} from '@osharm/task-schema/trajectory';
 import type { Captioner } from './captioner';
 import { JudgeSettingError } from './judge-errors';
 import type { ImageOptions } from './judge-images';

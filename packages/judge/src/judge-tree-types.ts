@@ -1,5 +1,6 @@
 /** The shapes of a tree judging: its options, its progress events and its batch results file. */
-import type { Judgment, JudgeType, ObservationType, PromptVersion } from '@osharm/task-schema';
+import type { JudgeType, ObservationType, PromptVersion } from '@osharm/task-schema';
+import type { Judgment } from '@osharm/task-schema/artifacts';
 import type { ModelPrice } from '@osharm/models';
 import type { JudgeTrajectoryOptions } from './judge-trajectory';
 import type { summarizeTree } from './tree-summary';

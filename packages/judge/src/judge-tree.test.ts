@@ -14,7 +14,7 @@ import {
   type ModelStandIn,
   type ScriptedReply,
 } from '@osharm/model-stand-in';
-import { batchResultsSchema, judgmentSchema, type Judgment } from '@osharm/task-schema';
+import { batchResultsSchema, judgmentSchema, type Judgment } from '@osharm/task-schema/artifacts';
 import { createJudgeModel } from './create-judge-model';
 import { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree';
 import type { JudgeTreeEvent } from './judge-tree-types';

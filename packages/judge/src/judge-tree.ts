@@ -2,34 +2,39 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import pLimit from 'p-limit';
 import {
-  batchResultsFileName,
-  DEFAULT_FILE_LIMITS,
-  judgmentRelativePath,
-  judgmentSchema,
-  judgmentTypeDir,
-  readRunStatus,
-  readTrajectoryText,
-  redactSecrets,
-  writeArtifact,
-  type Judgment,
+  DEFAULT_JUDGE_TYPE,
+  DEFAULT_PROMPT_VERSION,
+  judgeTypeNeedsCaptions,
+  PUBLISHED_RUNS_OBSERVATION_TYPE,
   type JudgeType,
   type ObservationType,
   type PromptVersion,
-  DEFAULT_JUDGE_TYPE,
-  PUBLISHED_RUNS_OBSERVATION_TYPE,
-  DEFAULT_PROMPT_VERSION,
-  judgeTypeNeedsCaptions,
 } from '@osharm/task-schema';
+import {
+  batchResultsFileName,
+  judgmentRelativePath,
+  judgmentSchema,
+  judgmentTypeDir,
+  redactSecrets,
+  writeArtifact,
+  type Judgment,
+} from '@osharm/task-schema/artifacts';
+import {
+  DEFAULT_FILE_LIMITS,
+  discoverTrajectories,
+  readRunFacts,
+  readRunStatus,
+  readTrajectoryText,
+  type RunFacts,
+} from '@osharm/task-schema/trajectory';
 import type { Captioner } from './captioner';
 import { createJudgeModel } from './create-judge-model';
-import { discoverTrajectories } from '@osharm/task-schema/trajectory';
 import type { TokenUsage } from './judge-model';
 import { DEFAULT_TRAJECTORY_TIMEOUT_MS, withDeadline } from './deadline';
 import { imagesWithLimits, judgeTrajectory, resolveCaptioner } from './judge-trajectory';
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
 import { previousProcessingTimes, resultsFileToWrite } from './previous-results';
 import { describeForeign, planResume } from './provenance';
-import { readRunFacts, type RunFacts } from '@osharm/task-schema/trajectory';
 import { summarizeTree } from './tree-summary';
 import { ModelError, usageCost } from '@osharm/models';
 import type { JudgeTreeOptions, JudgeTreeResult, TreeUsage } from './judge-tree-types';

@@ -1,4 +1,4 @@
-import { judgmentSchema, type Judgment } from '@osharm/task-schema';
+import { judgmentSchema, type Judgment } from '@osharm/task-schema/artifacts';
 import { JudgeOutputError } from './judge-errors';
 import type { StructuredOutput } from './judge-model';
 

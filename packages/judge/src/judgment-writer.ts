@@ -1,16 +1,14 @@
 /** The files a judging leaves in the trajectory dir: judgment.json and messages.json. */
 import { lstat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
+import { type JudgeType, type ObservationType, type PromptVersion } from '@osharm/task-schema';
 import {
   judgmentRelativePath,
   PROVENANCE_KEY,
   writeArtifact,
   type Judgment,
   type JudgmentProvenance,
-  type JudgeType,
-  type ObservationType,
-  type PromptVersion,
-} from '@osharm/task-schema';
+} from '@osharm/task-schema/artifacts';
 import type { JudgePrompt } from './judge-message';
 import { assertWritableJudgment } from './provenance';
 

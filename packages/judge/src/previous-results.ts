@@ -1,5 +1,6 @@
 import { basename, dirname, join, relative } from 'node:path';
-import { DEFAULT_FILE_LIMITS, parseJsonText, readTrajectoryText } from '@osharm/task-schema';
+import { parseJsonText } from '@osharm/task-schema';
+import { DEFAULT_FILE_LIMITS, readTrajectoryText } from '@osharm/task-schema/trajectory';
 
 /**
  * The `timing.processing_times` of the batch results file a judging is about to rewrite, for the

@@ -1,16 +1,20 @@
 import {
-  DEFAULT_FILE_LIMITS,
-  judgmentRelativePath,
   parseJsonText,
-  readJudgmentLeniently,
-  readTrajectoryText,
-  UnsafeFileError,
-  type Judgment,
-  type JudgmentProvenance,
   type JudgeType,
   type ObservationType,
   type PromptVersion,
 } from '@osharm/task-schema';
+import {
+  judgmentRelativePath,
+  readJudgmentLeniently,
+  type Judgment,
+  type JudgmentProvenance,
+} from '@osharm/task-schema/artifacts';
+import {
+  DEFAULT_FILE_LIMITS,
+  readTrajectoryText,
+  UnsafeFileError,
+} from '@osharm/task-schema/trajectory';
 import { VERSION } from './version';
 
 /**

@@ -1,11 +1,9 @@
 import { join } from 'node:path';
-import {
-  TaskValidationError,
-  type BetterLog,
-  type TrajectoryFileLimits,
-} from '@osharm/task-schema';
+import { TaskValidationError } from '@osharm/task-schema';
 import {
   readTrajectory,
+  type BetterLog,
+  type TrajectoryFileLimits,
   type TrajectoryRead,
   type TrajectoryStep,
 } from '@osharm/task-schema/trajectory';

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { batchSummary, breakdown, timingSummary, type JudgedTrajectory } from '@osharm/metrics';
-import type { Judgment } from '@osharm/task-schema';
+import type { Judgment } from '@osharm/task-schema/artifacts';
 import { describeTrajectoryPath, type RunFacts } from '@osharm/task-schema/trajectory';
 
 /**

@@ -1,5 +1,6 @@
 import { basename, extname } from 'node:path';
-import { DEFAULT_FILE_LIMITS, parseJsonText, readTrajectoryText } from '@osharm/task-schema';
+import { parseJsonText } from '@osharm/task-schema';
+import { DEFAULT_FILE_LIMITS, readTrajectoryText } from '@osharm/task-schema/trajectory';
 
 /**
  * Upstream's caption caches (reference/osharm-benchmark.md §5.5), read so a tree upstream already

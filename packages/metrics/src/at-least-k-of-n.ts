@@ -1,4 +1,4 @@
-import type { RateValue } from '@osharm/task-schema';
+import type { RateValue } from '@osharm/task-schema/artifacts';
 import type { JudgedTrajectory } from './judged-trajectory';
 import { compareGoals, compareKeys, compareNullableKeys, compareVectors } from './key-order';
 import { MetricsInputError } from './metrics-input-error';

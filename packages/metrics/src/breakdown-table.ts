@@ -1,4 +1,4 @@
-import type { RateValue } from '@osharm/task-schema';
+import type { RateValue } from '@osharm/task-schema/artifacts';
 import { formatRate } from './rate-format';
 
 /** Any breakdown: the output of `breakdown()` or the `breakdown` of a parsed batch results file. */

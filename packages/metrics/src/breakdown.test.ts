@@ -1,4 +1,4 @@
-import { batchResultsSchema } from '@osharm/task-schema';
+import { batchResultsSchema } from '@osharm/task-schema/artifacts';
 import { describe, expect, it } from 'vitest';
 import { judgedTrajectories } from './__fixtures__/judged-trajectories';
 import { breakdown } from './breakdown';

@@ -1,4 +1,4 @@
-import type { RateValue } from '@osharm/task-schema';
+import type { RateValue } from '@osharm/task-schema/artifacts';
 import type { JudgedTrajectory } from './judged-trajectory';
 import { sliceBy, type SliceDimension } from './slice-by';
 import type { WilsonOptions } from './wilson-interval';

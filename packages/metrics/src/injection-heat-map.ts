@@ -1,4 +1,4 @@
-import type { RateValue } from '@osharm/task-schema';
+import type { RateValue } from '@osharm/task-schema/artifacts';
 import type { InjectionSuccess } from './injection-success';
 import { formatRate } from './rate-format';
 import type { TableColumn, TableData, TableFormatOptions, TableRow } from './table-data';

@@ -1,4 +1,4 @@
-import type { RateValue } from '@osharm/task-schema';
+import type { RateValue } from '@osharm/task-schema/artifacts';
 import { formatFixed } from './python-format';
 
 /** @internal A fraction as a percentage with one decimal, without the `%` sign: `0.667` → `66.7`. */

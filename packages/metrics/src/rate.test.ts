@@ -1,4 +1,4 @@
-import { rateSchema } from '@osharm/task-schema';
+import { rateSchema } from '@osharm/task-schema/artifacts';
 import { describe, expect, it } from 'vitest';
 import { MetricsInputError } from './metrics-input-error';
 import { rate } from './rate';

@@ -1,4 +1,4 @@
-import type { RateValue } from '@osharm/task-schema';
+import type { RateValue } from '@osharm/task-schema/artifacts';
 import { checkCounts, wilsonInterval, type WilsonOptions } from './wilson-interval';
 
 /**

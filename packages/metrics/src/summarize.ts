@@ -1,4 +1,4 @@
-import type { RateValue } from '@osharm/task-schema';
+import type { RateValue } from '@osharm/task-schema/artifacts';
 import type { JudgedTrajectory } from './judged-trajectory';
 import { rate } from './rate';
 import type { WilsonOptions } from './wilson-interval';

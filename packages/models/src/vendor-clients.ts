@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { ModelError, type ModelProvider } from '@osharm/model-spec';
-import { registerSecret } from '@osharm/task-schema';
+import { registerSecret } from '@osharm/task-schema/artifacts';
 
 /** How an SDK client is made: explicit settings first, then the environment. */
 export interface VendorClientSettings {

@@ -1,4 +1,4 @@
-import type { JudgmentProvenance } from '@osharm/task-schema';
+import type { JudgmentProvenance } from '@osharm/task-schema/artifacts';
 import type { JudgmentRecord, TrajectoryRecord } from './results-tree';
 
 /** The observation type shapes the input of the per-step judges only. */

@@ -13,7 +13,7 @@ import { discoverTrajectoryDirs, loadResultsTree, trajectoryId } from './load-re
 import type { ResultsTree, TrajectoryRecord } from './results-tree';
 import { summarize } from '@osharm/metrics';
 import { judgedTrajectories, toJudgedTrajectory } from './report-items';
-import { fidelityRecord } from '@osharm/task-schema';
+import { fidelityRecord } from '@osharm/task-schema/artifacts';
 import { buildPageData } from './report-page';
 import { buildReport } from './build-report';
 

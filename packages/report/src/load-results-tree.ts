@@ -1,27 +1,26 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, relative, resolve, sep } from 'node:path';
+import { OBSERVATION_TYPES, parseJsonText } from '@osharm/task-schema';
+import {
+  FIDELITY_FILE,
+  fidelityRecordSchema,
+  SETUP_WARNINGS_FILE,
+  setupWarningsSchema,
+} from '@osharm/task-schema/artifacts';
 import {
   checkTrajectoryFile,
   DEFAULT_FILE_LIMITS,
-  OBSERVATION_TYPES,
-  parseJsonText,
-  parseResultTxt,
-  SETUP_WARNINGS_FILE,
-  setupWarningsSchema,
-  FIDELITY_FILE,
-  fidelityRecordSchema,
-  type TrajectoryFileLimits,
-} from '@osharm/task-schema';
-import {
   describeTrajectoryPath,
   discoverTrajectories,
   INJECTION_EVIDENCE_FILE,
   injectionEvidenceSchema,
+  parseResultTxt,
   readCappedText,
   readRunStatus,
   readTrajectory,
   runFactsOf,
+  type TrajectoryFileLimits,
 } from '@osharm/task-schema/trajectory';
 import { separateProvenance } from './judge-provenance';
 import { mapLimit } from './map-limit';

@@ -2,7 +2,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { dirname, extname, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { HumanLabel } from '@osharm/metrics';
-import { readTrajectoryFile } from '@osharm/task-schema';
+import { readTrajectoryFile } from '@osharm/task-schema/trajectory';
 import { escapeHtml, jsonForScript } from './html-escape';
 import { mapLimit } from './map-limit';
 import { reportClientSource } from './report-client';

@@ -1,10 +1,10 @@
-import type { InjectionEvidence } from '@osharm/task-schema/trajectory';
+import type { TaskCategory } from '@osharm/task-schema';
 import type {
   Judgment,
   SetupDownloadEntry,
   SetupWarningEntry,
-  TaskCategory,
-} from '@osharm/task-schema';
+} from '@osharm/task-schema/artifacts';
+import type { InjectionEvidence } from '@osharm/task-schema/trajectory';
 
 /**
  * What the report page's script reads: the static report embeds it in the HTML, the viewer serves

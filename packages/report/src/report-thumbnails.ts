@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import sharp from 'sharp';
-import { DEFAULT_FILE_LIMITS, readTrajectoryFile } from '@osharm/task-schema';
+import { DEFAULT_FILE_LIMITS, readTrajectoryFile } from '@osharm/task-schema/trajectory';
 
 /** How step thumbnails are made. */
 export interface ThumbnailOptions {

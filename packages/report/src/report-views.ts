@@ -9,7 +9,7 @@ import {
   type JudgedTrajectory,
 } from '@osharm/metrics';
 import { agreementTableRows, type TableData } from '@osharm/metrics/tables';
-import type { RateValue } from '@osharm/task-schema';
+import type { RateValue } from '@osharm/task-schema/artifacts';
 import { faithfulLabel, headlineFidelity, type HeadlineFidelity } from './headline-fidelity';
 import { escapeHtml } from './html-escape';
 import {

@@ -1,17 +1,17 @@
-import type {
-  ExecutedAction,
-  InjectionEvidence,
-  TrajectoryInjection,
-} from '@osharm/task-schema/trajectory';
+import type { TaskCategory } from '@osharm/task-schema';
 import type {
   Judgment,
   JudgmentProvenance,
-  RunParams,
   SetupDownloadEntry,
   SetupWarningEntry,
-  TaskCategory,
+} from '@osharm/task-schema/artifacts';
+import type {
+  ExecutedAction,
+  InjectionEvidence,
+  RunParams,
   TrajectoryFileLimits,
-} from '@osharm/task-schema';
+  TrajectoryInjection,
+} from '@osharm/task-schema/trajectory';
 
 /**
  * Results trees read into typed records by `loadResultsTree` — what the report, the viewer and

@@ -1,14 +1,12 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { DEFAULT_JUDGE_TYPE, DEFAULT_PROMPT_VERSION, parseJsonText } from '@osharm/task-schema';
+import { readJudgmentLeniently } from '@osharm/task-schema/artifacts';
 import {
-  DEFAULT_JUDGE_TYPE,
-  DEFAULT_PROMPT_VERSION,
-  readJudgmentLeniently,
-  parseJsonText,
+  readCappedText,
   type TrajectoryFileLimits,
   type TrajStepLine,
-} from '@osharm/task-schema';
-import { readCappedText } from '@osharm/task-schema/trajectory';
+} from '@osharm/task-schema/trajectory';
 import { provenanceLabel } from './judge-provenance';
 import type { JudgeFailure, JudgmentRecord } from './results-tree';
 

@@ -8,7 +8,7 @@ import {
   UnsafeFileError,
   type OpenedTrajectoryFile,
   type TrajectoryFileLimits,
-} from '@osharm/task-schema';
+} from '@osharm/task-schema/trajectory';
 import { loadResultsTree } from './load-results-tree';
 import { renderPageShell } from './report-html';
 import { buildPageData, buildTrajectoryDetail, type FileLinker } from './report-page';

@@ -4,12 +4,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type TaskConfig } from '@osharm/task-schema';
 import {
   FIDELITY_FILE,
   SETUP_WARNINGS_FILE,
   type FidelityRecord,
-  type TaskConfig,
-} from '@osharm/task-schema';
+} from '@osharm/task-schema/artifacts';
 import type { PlannedRun } from './run-plan';
 import { writeRunFidelity } from './run-fidelity';
 

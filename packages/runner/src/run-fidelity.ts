@@ -1,16 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type SetupStep } from '@osharm/task-schema';
 import {
   FIDELITY_FILE,
   fidelityRecord,
-  readDegradedObservations,
   SETUP_WARNINGS_FILE,
   setupWarningsSchema,
   writeFileAtomic,
   type FidelityRecord,
-  type SetupStep,
   type SetupWarnings,
-} from '@osharm/task-schema';
+} from '@osharm/task-schema/artifacts';
+import { readDegradedObservations } from '@osharm/task-schema/trajectory';
 import { checkLocalDesktopRequirements, localVscode, type LocalApp } from '@osharm/vm-local';
 import type { BundledProvider } from './run-options';
 import type { PlannedRun } from './run-plan';

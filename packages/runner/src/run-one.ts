@@ -16,7 +16,7 @@ import {
   prepareInjection,
 } from '@osharm/injection';
 import { createJudgeModel, DEFAULT_CAPTION_MODEL, judgeTrajectory } from '@osharm/judge';
-import { writeFileAtomic, type FidelityRecord, type Judgment } from '@osharm/task-schema';
+import { writeFileAtomic, type FidelityRecord, type Judgment } from '@osharm/task-schema/artifacts';
 
 import { isBundledProvider, type RunContextIo, type RunFlags } from './run-options';
 import type { PlannedRun } from './run-plan';

@@ -5,7 +5,7 @@ import {
   type JudgedTrajectory,
 } from '@osharm/metrics';
 import { formatBreakdownTable } from '@osharm/metrics/tables';
-import { summarizeDegraded, type DegradedSummary } from '@osharm/task-schema';
+import { summarizeDegraded, type DegradedSummary } from '@osharm/task-schema/trajectory';
 import type { RunOutcome } from './run-one';
 import type { PlannedRun } from './run-plan';
 

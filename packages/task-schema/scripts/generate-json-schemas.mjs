@@ -1,7 +1,7 @@
 // Writes schemas/<name>.schema.json from the built package (run by `build`, after tsup).
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateJsonSchemas } from '../dist/index.js';
+import { generateJsonSchemas } from '../dist/artifacts.js';
 
 const out = new URL('../schemas/', import.meta.url).pathname;
 mkdirSync(out, { recursive: true });

@@ -1,4 +1,9 @@
-// @osharm/task-schema: the spec every osharm package imports.
+// @osharm/task-schema: the spec every osharm package imports — task configs and datasets (schemas,
+// parse/load/validate, categories, index files, injection run expansion), the errors, the defaults.
+// What a run writes lives behind subpaths: `@osharm/task-schema/trajectory` (the trajectory artifact:
+// traj.jsonl, result.txt, better_log.json, the run dir and its safe reader) and
+// `@osharm/task-schema/artifacts` (judgments, batch results, fidelity and setup-warning records, the
+// file writers, secrets and printing, JSON Schema export).
 
 // errors
 export { OsharmError } from './osharm-error';
@@ -79,85 +84,5 @@ export type {
   SpecialAction,
 } from './run-options';
 
-// trajectory artifacts
-export {
-  actionSchema,
-  betterLogSchema,
-  betterLogStepSchema,
-  formatResultTxt,
-  isTrajErrorLine,
-  parseResultTxt,
-  parseTrajJsonl,
-  runParamsSchema,
-  trajErrorLineSchema,
-  trajLineSchema,
-  trajStepLineSchema,
-} from './trajectory-schema';
-export type {
-  Action,
-  BetterLog,
-  BetterLogStep,
-  RunParams,
-  TrajErrorLine,
-  TrajLine,
-  TrajStepLine,
-} from './trajectory-schema';
-export {
-  batchResultsFileName,
-  batchResultsSchema,
-  judgmentRelativePath,
-  judgmentSchema,
-  judgmentTypeDir,
-  rateSchema,
-} from './judgment-schema';
-export type { BatchResults, Judgment, RateValue } from './judgment-schema';
-export { readRunStatus } from './run-status';
-export {
-  SETUP_WARNINGS_FILE,
-  setupDownloadSchema,
-  setupWarningSchema,
-  setupWarningsSchema,
-  setupWindowWaitSchema,
-} from './setup-warnings-schema';
-export type {
-  SetupDownloadEntry,
-  SetupWarningEntry,
-  SetupWarnings,
-  SetupWindowWaitEntry,
-} from './setup-warnings-schema';
-export {
-  judgmentProvenanceSchema,
-  PROVENANCE_KEY,
-  readJudgmentLeniently,
-} from './judgment-provenance';
-export type { JudgmentProvenance, LenientJudgment } from './judgment-provenance';
-export { toPythonJson } from './python-json';
-export { writeFileAtomic } from './atomic-write';
-export { writeArtifact } from './artifact-write';
-// The safe file reader's common names; the rest (screenshotChecker, formatBytes, …) and the run-dir
-// helpers (parseRunDirName, lastErrorLine, …) are in `@osharm/task-schema/trajectory`.
-export {
-  DEFAULT_FILE_LIMITS,
-  UnsafeFileError,
-  checkTrajectoryFile,
-  openTrajectoryFile,
-  readTrajectoryFile,
-  readTrajectoryText,
-} from './trajectory-file';
-export type { OpenedTrajectoryFile, TrajectoryFileLimits } from './trajectory-file';
-
-// printing and secrets
-export { REDACTED, redactSecrets, registerSecret } from './secrets';
-export { escapeControlChars } from './control-chars';
-export { generateJsonSchemas } from './json-schema';
+// version
 export { VERSION } from './version';
-export { FIDELITY_FILE, fidelityRecordSchema, VSCODE_KINDS } from './fidelity-schema';
-export type { FidelityRecord, FidelityWarning } from './fidelity-schema';
-export { fidelityRecord, liveWebUrls, requiredApps } from './fidelity';
-export type { FidelityInput } from './fidelity';
-export {
-  countDegradedObservations,
-  readDegradedObservations,
-  summarizeDegraded,
-} from './degraded-observations';
-export type { DegradedSummary } from './degraded-observations';

@@ -10,7 +10,7 @@ import {
   type ModelStandIn,
   type ScriptedReply,
 } from '@osharm/model-stand-in';
-import { betterLogSchema, parseTrajJsonl } from '@osharm/task-schema';
+import { betterLogSchema, parseTrajJsonl } from '@osharm/task-schema/trajectory';
 import { checkLocalDesktopRequirements } from '@osharm/vm-local';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { buildReport, loadResultsTree, REPORT_FORMATS, type ReportFormat } from '@osharm/report';
-import { escapeControlChars } from '@osharm/task-schema';
+import { escapeControlChars } from '@osharm/task-schema/artifacts';
 import { ExitCode, handle, UsageError, type CliRun } from '../cli-io';
 import { readLabelsFile } from './agreement';
 import { fileLimitOptions, fileLimits, type FileLimitFlags } from '../file-limit-flags';

@@ -11,7 +11,8 @@ import {
   type ModelStandIn,
   type ScriptedReply,
 } from '@osharm/model-stand-in';
-import { batchResultsSchema, readRunStatus } from '@osharm/task-schema';
+import { batchResultsSchema } from '@osharm/task-schema/artifacts';
+import { readRunStatus } from '@osharm/task-schema/trajectory';
 import { checkLocalDesktopRequirements } from '@osharm/vm-local';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';

@@ -12,7 +12,8 @@ import {
   type ModelStandIn,
   type ScriptedReply,
 } from '@osharm/model-stand-in';
-import { betterLogSchema, judgmentSchema, parseTrajJsonl } from '@osharm/task-schema';
+import { judgmentSchema } from '@osharm/task-schema/artifacts';
+import { betterLogSchema, parseTrajJsonl } from '@osharm/task-schema/trajectory';
 import { checkLocalDesktopRequirements } from '@osharm/vm-local';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';

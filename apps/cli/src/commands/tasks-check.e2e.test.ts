@@ -9,12 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  expandInjectionRuns,
-  fidelityRecordSchema,
-  loadDataset,
-  type DatasetTask,
-} from '@osharm/task-schema';
+import { expandInjectionRuns, loadDataset, type DatasetTask } from '@osharm/task-schema';
+import { fidelityRecordSchema } from '@osharm/task-schema/artifacts';
 import { checkLocalDesktopRequirements } from '@osharm/vm-local';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';

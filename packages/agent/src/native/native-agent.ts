@@ -15,7 +15,7 @@
  * model (the vendors' tools see the screen) but is logged as the step's `a11y_tree`, as the prompt
  * agent logs it, for the judge and the report.
  */
-import type { Action } from '@osharm/task-schema';
+import type { Action } from '@osharm/task-schema/trajectory';
 import {
   computerUseVendor,
   createComputerUseSession,

@@ -19,6 +19,38 @@ export type {
 export { injectionDirSuffix, parseRunDirName } from '../injection-runs';
 export type { ParsedRunDirName } from '../injection-runs';
 
+// traj.jsonl lines, result.txt, better_log.json, args.json
+export {
+  actionSchema,
+  betterLogSchema,
+  betterLogStepSchema,
+  formatResultTxt,
+  isTrajErrorLine,
+  parseResultTxt,
+  parseTrajJsonl,
+  runParamsSchema,
+  trajErrorLineSchema,
+  trajLineSchema,
+  trajStepLineSchema,
+} from '../trajectory-schema';
+export type {
+  Action,
+  BetterLog,
+  BetterLogStep,
+  RunParams,
+  TrajErrorLine,
+  TrajLine,
+  TrajStepLine,
+} from '../trajectory-schema';
+
+// degraded observations (screenshot / a11y tree missing or empty)
+export {
+  countDegradedObservations,
+  readDegradedObservations,
+  summarizeDegraded,
+} from '../degraded-observations';
+export type { DegradedSummary } from '../degraded-observations';
+
 // reading and finding
 export { readCappedText, readTrajectory } from './read-trajectory';
 export type {
