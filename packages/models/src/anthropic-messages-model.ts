@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { anthropicClient } from './vendor-clients';
 import { createAnthropicBatchApi } from './anthropic-batch';
-import { JsonBodyWriter } from './json-body';
+import { preserializedJsonRequest, type ImageText } from './json-body';
 import {
   type ModelBatchApi,
   type ModelCallOptions,
@@ -39,7 +39,6 @@ export const rejectsTemperatureWithTopP = (modelId: string): boolean =>
   /^claude-(?:(?:opus|sonnet|haiku)-(?:4-[1-9]|[5-9])|[5-9])(?!\d)/.test(modelId);
 
 type Block = Record<string, unknown>;
-type ImageText = (prefix: string, base64: string) => string;
 
 function toBlocks(content: string | readonly ModelContentPart[], imageText: ImageText): Block[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
@@ -205,18 +204,13 @@ export class AnthropicMessagesModel implements ModelV1 {
   }
 
   async generate(options: ModelCallOptions): Promise<ModelResult> {
-    // Sent as JSON bytes through the SDK, as the OpenAI adapter does (screenshots are megabytes).
-    const writer = new JsonBodyWriter();
-    const body = this.buildRequestBody(options, (prefix, base64) => writer.blob(prefix, base64));
+    const request = preserializedJsonRequest(
+      imageText => this.buildRequestBody(options, imageText),
+      options,
+    );
     let response: Anthropic.Message;
     try {
-      response = await this.client.post<Anthropic.Message>('/v1/messages', {
-        body: writer.serialize(body),
-        headers: { 'content-type': 'application/json' },
-        signal: options.signal,
-        ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-        ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-      });
+      response = await this.client.post<Anthropic.Message>('/v1/messages', request);
     } catch (error) {
       throw toModelError(error, this.provider);
     }

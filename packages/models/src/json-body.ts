@@ -38,3 +38,30 @@ export class JsonBodyWriter {
     return Buffer.concat(chunks);
   }
 }
+
+/** How a body builder writes an image: a `data:` URL prefix (or none) and its base64. */
+export type ImageText = (prefix: string, base64: string) => string;
+
+/**
+ * SDK request options that post the body `build` makes as pre-serialized JSON bytes (through the
+ * SDK, so its retries, auth and errors stay the same; a body object holding megabytes of base64
+ * screenshots would keep those strings and their JSON text on the heap until the answer comes).
+ */
+export function preserializedJsonRequest(
+  build: (imageText: ImageText) => unknown,
+  options: {
+    readonly signal?: AbortSignal;
+    readonly timeout?: number;
+    readonly maxRetries?: number;
+  },
+) {
+  const writer = new JsonBodyWriter();
+  const body = build((prefix, base64) => writer.blob(prefix, base64));
+  return {
+    body: writer.serialize(body),
+    headers: { 'content-type': 'application/json' },
+    signal: options.signal,
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+  };
+}

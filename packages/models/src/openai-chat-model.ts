@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import { openaiClient } from './vendor-clients';
-import { JsonBodyWriter } from './json-body';
+import { preserializedJsonRequest, type ImageText } from './json-body';
 import {
   type ModelBatchApi,
   type ModelCallOptions,
@@ -45,7 +45,6 @@ export interface OpenAIChatModelSettings {
 export const isOpenAIReasoningModel = (modelId: string): boolean =>
   /^o\d/.test(modelId) || /^gpt-5/.test(modelId);
 
-type ImageText = (prefix: string, base64: string) => string;
 type Json = Record<string, unknown>;
 
 function userParts(parts: readonly ModelContentPart[], imageText: ImageText): Json[] {
@@ -238,20 +237,13 @@ export class OpenAIChatModel implements ModelV1 {
   }
 
   async generate(options: ModelCallOptions): Promise<ModelResult> {
-    // Sent as JSON bytes through the SDK (its retries, auth and errors all the same): a body
-    // object with megabytes of base64 screenshots handed to `chat.completions.create` would keep
-    // those strings and their JSON text on the heap until the answer comes.
-    const writer = new JsonBodyWriter();
-    const body = this.buildRequestBody(options, (prefix, base64) => writer.blob(prefix, base64));
+    const request = preserializedJsonRequest(
+      imageText => this.buildRequestBody(options, imageText),
+      options,
+    );
     let response: OpenAI.ChatCompletion;
     try {
-      response = await this.client.post<OpenAI.ChatCompletion>('/chat/completions', {
-        body: writer.serialize(body),
-        headers: { 'content-type': 'application/json' },
-        signal: options.signal,
-        ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-        ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-      });
+      response = await this.client.post<OpenAI.ChatCompletion>('/chat/completions', request);
     } catch (error) {
       throw toModelError(error, this.provider);
     }
