@@ -46,6 +46,8 @@ export const ExitCode = {
   invalidData: 1,
   /** The command line itself is wrong (unknown flag, bad value, unknown domain). */
   usage: 2,
+  /** Stopped by Ctrl-C / SIGTERM after closing what it had started (128 + SIGINT, as shells report it). */
+  interrupted: 130,
 } as const;
 
 /** A problem with the command line: printed without a stack trace, exit code 2. */

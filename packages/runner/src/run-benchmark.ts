@@ -248,7 +248,7 @@ export async function runBenchmark(
               if (!signal?.aborted) throw error;
               // The run's traj.jsonl ends with the error line and it has no result.txt: an
               // errored run, run again on resume.
-              outcome = { run: next, score: null, error: `${next.label} - aborted by the caller` };
+              outcome = { run: next, score: null, error: `${next.label} - ${abortReason(signal)}` };
             }
             outcomes.push(outcome);
             const note = breaker.record(outcome);
@@ -273,10 +273,18 @@ export async function runBenchmark(
     outcomes,
     runs,
     notRun: breaker.stopped || aborted ? queue : [],
-    stopReason: breaker.stopReason ?? (aborted ? 'aborted by the caller' : undefined),
+    stopReason: breaker.stopReason ?? (aborted ? abortReason(signal) : undefined),
     aborted,
     ...(shard ? { shard } : {}),
   });
   emit({ type: 'summary', summary });
   return summary;
+}
+
+/** Why the caller stopped the batch: the message of the abort reason it gave, else a plain phrase. */
+function abortReason(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error && reason.name !== 'AbortError' && reason.message !== ''
+    ? reason.message
+    : 'aborted by the caller';
 }

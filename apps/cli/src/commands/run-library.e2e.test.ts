@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -152,4 +152,81 @@ describe.skipIf(!requirements.ok)('runBenchmark = osharm run', () => {
       .filter(line => line !== '' && !/\sps$/.test(line));
     expect(children).toEqual([]);
   }, 900_000);
+
+  it('Ctrl-C on `osharm run`: exit 130 with the summary, no desktop left behind, a rerun resumes', async () => {
+    const resultDir = join(tmp, 'interrupted');
+    const args = [
+      'run',
+      '--model',
+      'offline-refuse',
+      '--judge-model',
+      'none',
+      '--settle',
+      '0.5',
+      '--test-all-meta-path',
+      'evaluation_examples/test_misuse.json',
+      '--limit',
+      '2',
+      '--num-envs',
+      '1',
+      '--result-dir',
+      resultDir,
+    ];
+    // Its own process group, signalled as a whole as a terminal's Ctrl-C is.
+    const child = spawn(process.execPath, [join(repoRoot, 'apps/cli/dist/bin.js'), ...args], {
+      cwd: repoRoot,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));
+    // Interrupt once the first run's desktop is up (its traj.jsonl is created with the first step).
+    const modelDir = join(resultDir, 'pyautogui/a11y_tree/offline-refuse');
+    const deadline = Date.now() + 300_000;
+    const started = async () =>
+      existsSync(modelDir) &&
+      (await readdir(modelDir, { recursive: true })).some(file => file.endsWith('traj.jsonl'));
+    while (!(await started()) && Date.now() < deadline)
+      await new Promise(resolve => setTimeout(resolve, 100));
+    expect(await started(), stderr).toBe(true);
+    const owned = () => readdirOwnedBy(child.pid!).length;
+    expect(owned()).toBe(1);
+    process.kill(-child.pid!, 'SIGINT');
+    expect(await exited, stderr).toBe(130);
+    expect(stderr).toMatch(/SIGINT: stopping/);
+    // offline-refuse ends a run in one step: the first run may have finished or not.
+    expect(stdout).toMatch(/runs this time: 1, finished: [01], errored: [01], not started: 1/);
+    expect(stdout).toMatch(/stopped early: interrupted by SIGINT/);
+    // The desktop was closed by the harness (its state dir removed), not left to be reaped.
+    expect(owned()).toBe(0);
+
+    const io = createTestIo(repoRoot, {});
+    const code = await runCli(args, io.io);
+    expect(code, io.stderr).toBe(0);
+    const results = (await readdir(modelDir, { recursive: true })).filter(file =>
+      file.endsWith('result.txt'),
+    );
+    expect(results).toHaveLength(2);
+  }, 900_000);
 });
+
+/** The local desktops' state dirs whose owner record names this pid. */
+function readdirOwnedBy(pid: number): string[] {
+  const workDir = join(tmpdir(), 'osharm-vm-local');
+  if (!existsSync(workDir)) return [];
+  return readdirSync(workDir)
+    .filter(name => name.startsWith('osharm-local-'))
+    .filter(name => {
+      try {
+        const owner = JSON.parse(readFileSync(join(workDir, name, 'owner.json'), 'utf8')) as {
+          pid?: number;
+        };
+        return owner.pid === pid;
+      } catch {
+        return false;
+      }
+    });
+}

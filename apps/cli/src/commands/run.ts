@@ -280,7 +280,9 @@ Runs whose result.txt holds a score are skipped; other run dirs are cleared and 
 A run whose agent model call fails after the retries ends as an error ({"Error": …} line in
 traj.jsonl, no result.txt): never scored or judged, listed in the summary, run again on resume.
 Exit codes: 0 every run finished, 1 some run errored (unless --no-fail-on-error), 2 usage or setup
-error (bad flag, missing index / replay dir / .vmx, no API key, a missing desktop app).`,
+error (bad flag, missing index / replay dir / .vmx, no API key, a missing desktop app), 130 stopped by
+Ctrl-C / SIGTERM (the running runs end as errors, the desktops are closed; a rerun resumes; a second
+Ctrl-C quits at once).`,
     )
     .action(
       handle(run, (flags: RunCliFlags, command: Command) =>
@@ -315,6 +317,7 @@ async function runAction(
   );
   const { failOnError, ...options } = flags;
   const progress = runProgress(io);
+  const interrupt = onInterrupt(io);
   let summary;
   try {
     summary = await runBenchmark(
@@ -325,9 +328,10 @@ async function runAction(
         cwd: io.cwd,
         env: io.env,
       },
-      { onEvent: progress.onEvent },
+      { onEvent: progress.onEvent, signal: interrupt.signal },
     );
   } finally {
+    interrupt.dispose();
     progress.stop();
   }
   io.stdout(
@@ -336,6 +340,36 @@ async function runAction(
       resultDir: displayPath(io, resolve(io.cwd, flags.resultDir)),
     }),
   );
+  if (summary.aborted) return ExitCode.interrupted;
   if (isOfflineModel(flags.model)) io.stderr(`\n${REAL_MODEL_HINT}\n`);
   return summary.failed && failOnError ? ExitCode.invalidData : ExitCode.ok;
+}
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM while runs are going: the first one aborts the batch (the running
+ * runs end as errors, the rest are not started, every desktop is closed, the summary is printed and
+ * the command exits 130; a rerun resumes); a second one exits at once (the desktops' sandboxes
+ * die with this process and their state dirs are reaped by the next run).
+ */
+function onInterrupt(io: CliIo): { readonly signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const handler = (name: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      io.stderr(`\n${name} again: exiting without closing the desktops\n`);
+      process.exit(ExitCode.interrupted);
+    }
+    io.stderr(
+      `\n${name}: stopping — the running runs end as errors, no new run starts, the desktops are being closed (press Ctrl-C again to quit at once)\n`,
+    );
+    controller.abort(new Error(`interrupted by ${name}`));
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
 }
