@@ -27,6 +27,7 @@ import {
   type ComputerUseTurn,
   type ComputerUseVendor,
   type SafetyCheckPolicy,
+  type Screenshot,
 } from '@osharm/models';
 import sharp from 'sharp';
 import type { AgentPredictOptions, AgentPrediction, AgentRunParams, AgentV1 } from '../agent';
@@ -37,12 +38,15 @@ import { mapAnthropicToolUse } from './anthropic-actions';
 import { GEMINI_BROWSER_ONLY, GEMINI_DESKTOP_FUNCTIONS, mapGeminiCall } from './gemini-actions';
 import type { MappedAction } from './mapped-action';
 import { mapOpenaiComputerCall } from './openai-actions';
+import type { NativeAction } from './native-action';
 import {
   ANTHROPIC_IMAGE_LIMITS,
   GEMINI_IMAGE_LIMITS,
   OPENAI_IMAGE_LIMITS,
   scalingFor,
   screenshotForModel,
+  toModel,
+  zoomImage,
   type Scaling,
 } from './scaling';
 
@@ -80,8 +84,29 @@ function mapCall(
   return mapOpenaiComputerCall(call.raw, scaling);
 }
 
+/** The observation-only actions answered with something of their own (not just the next screenshot). */
+type ObservationRequest = Extract<NativeAction, { kind: 'cursor_position' | 'zoom' }>;
+
+/**
+ * A screenshot made ready for the model ahead of `predict` ({@link NativeAgent.prepareScreenshot}):
+ * used only for the same screenshot bytes and the same task (scaling).
+ */
+class PreparedScreenshot {
+  constructor(
+    readonly source: Uint8Array,
+    readonly scaling: Scaling,
+    readonly screenshot: Screenshot,
+  ) {}
+}
+
+/** A view of the bytes as a Buffer, without a copy. */
+const bufferOf = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
 interface PendingCall {
   call: ComputerUseCall;
+  /** A `cursor_position` or `zoom` of this call, answered on the next turn. */
+  observe?: ObservationRequest;
   /** Index range of this call's actions among the step's actions sent to the env. */
   first: number;
   count: number;
@@ -137,29 +162,56 @@ export class NativeAgent implements AgentV1 {
     this.runConfig.safety_checks_fired = 0;
   }
 
+  /** The scaling of this task, from the first screenshot's size (recorded in the run config). */
+  private async scalingOf(png: Buffer): Promise<Scaling> {
+    if (this.scaling) return this.scaling;
+    const { width, height } = await sharp(png).metadata();
+    if (!width || !height)
+      throw new AgentObservationError({ message: 'the screenshot has no size' });
+    const scaling = scalingFor({ width, height }, LIMITS[this.vendor], this.vendor === 'gemini');
+    this.scaling = scaling;
+    Object.assign(this.runConfig, {
+      screen: { ...scaling.screen },
+      display: { ...scaling.image },
+      ...(this.vendor !== 'gemini' && {
+        scaling:
+          scaling.image.width === width
+            ? 'none'
+            : `downscaled to ${scaling.image.width}x${scaling.image.height}`,
+      }),
+    });
+    return scaling;
+  }
+
+  private async modelScreenshot(png: Buffer, scaling: Scaling): Promise<Screenshot> {
+    const image = await screenshotForModel(png, scaling);
+    return { data: image.bytes.toString('base64'), mediaType: image.mediaType };
+  }
+
+  /**
+   * The screenshot downscaled (and base64-encoded) for the vendor, ahead of `predict`: `runTask`
+   * has the environment run this while it waits for the accessibility walk, so the downscale is off
+   * the path from the observation to the model request. `predict` uses the result when the
+   * observation carries it for the same screenshot; else it does the same work itself.
+   */
+  async prepareScreenshot(screenshot: Uint8Array): Promise<unknown> {
+    const png = bufferOf(screenshot);
+    const scaling = await this.scalingOf(png);
+    return new PreparedScreenshot(screenshot, scaling, await this.modelScreenshot(png, scaling));
+  }
+
   async predict(options: AgentPredictOptions): Promise<AgentPrediction> {
     const png = options.observation.screenshot;
     if (!png) throw new AgentObservationError({ message: 'the native agent needs a screenshot' });
-    const buffer = Buffer.from(png);
-    if (!this.scaling) {
-      const { width, height } = await sharp(buffer).metadata();
-      if (!width || !height)
-        throw new AgentObservationError({ message: 'the screenshot has no size' });
-      this.scaling = scalingFor({ width, height }, LIMITS[this.vendor], this.vendor === 'gemini');
-      Object.assign(this.runConfig, {
-        screen: { ...this.scaling.screen },
-        display: { ...this.scaling.image },
-        ...(this.vendor !== 'gemini' && {
-          scaling:
-            this.scaling.image.width === width
-              ? 'none'
-              : `downscaled to ${this.scaling.image.width}x${this.scaling.image.height}`,
-        }),
-      });
-    }
-    const scaling = this.scaling;
-    const image = await screenshotForModel(buffer, scaling);
-    const screenshot = { data: image.bytes.toString('base64'), mediaType: image.mediaType };
+    const buffer = bufferOf(png);
+    const scaling = await this.scalingOf(buffer);
+    const prepared = options.observation.preparedScreenshot;
+    const screenshot =
+      prepared instanceof PreparedScreenshot &&
+      prepared.source === png &&
+      prepared.scaling === scaling
+        ? prepared.screenshot
+        : await this.modelScreenshot(buffer, scaling);
     let turn: ComputerUseTurn;
     if (!this.session) {
       const create = this.settings.createSession ?? createComputerUseSession;
@@ -174,7 +226,8 @@ export class NativeAgent implements AgentV1 {
       this.runConfig.tool_version = this.session.toolVersion;
       turn = await this.session.start(options.instruction, screenshot, options.abortSignal);
     } else {
-      turn = await this.session.next(this.outcomes(options), screenshot, options.abortSignal);
+      const outcomes = await this.outcomes(options, buffer, scaling);
+      turn = await this.session.next(outcomes, screenshot, options.abortSignal);
     }
     const tree =
       options.observation.accessibilityTree === undefined ||
@@ -187,23 +240,57 @@ export class NativeAgent implements AgentV1 {
     return { ...this.stepOf(turn, scaling), linearizedTree: tree };
   }
 
-  /** How the previous turn's calls went, from the env's action outcomes. */
-  private outcomes(options: AgentPredictOptions): CallOutcome[] {
+  /**
+   * How the previous turn's calls went, from the env's action outcomes; a `cursor_position` is
+   * answered with the pointer position (in the model's coordinates), a `zoom` with the region cut
+   * from the full-size screenshot — both as the screen is after the turn's actions.
+   */
+  private async outcomes(
+    options: AgentPredictOptions,
+    png: Buffer,
+    scaling: Scaling,
+  ): Promise<CallOutcome[]> {
     const previous = options.previousActions ?? [];
-    return this.pending.map(({ call, first, count, error, acknowledge }) => {
+    const outcomes: CallOutcome[] = [];
+    for (const { call, first, count, error, acknowledge, observe } of this.pending) {
       const results = previous.slice(first, first + count);
       const failed = results.find(result => result.status === 'failed');
       const skipped = results.some(result => result.status === 'skipped');
-      const message =
+      let message =
         error ??
         (failed ? `the action failed: ${failed.error ?? 'error'}` : undefined) ??
         (skipped ? 'not run: an earlier action of this turn failed' : undefined);
-      return {
+      let answer: Pick<CallOutcome, 'text' | 'image'> = {};
+      if (message === undefined && observe !== undefined) {
+        try {
+          answer = await this.observationAnswer(observe, options, png, scaling);
+        } catch (cause) {
+          message = `${observe.kind}: ${(cause as Error).message}`;
+        }
+      }
+      outcomes.push({
         callId: call.id,
-        ...(message !== undefined && { error: message }),
+        ...(message !== undefined ? { error: message } : answer),
         ...(acknowledge && { acknowledgeSafetyChecks: true }),
-      };
-    });
+      });
+    }
+    return outcomes;
+  }
+
+  private async observationAnswer(
+    request: ObservationRequest,
+    options: AgentPredictOptions,
+    png: Buffer,
+    scaling: Scaling,
+  ): Promise<Pick<CallOutcome, 'text' | 'image'>> {
+    if (request.kind === 'cursor_position') {
+      if (!options.cursorPosition) throw new Error('the environment reports no pointer position');
+      const [x, y] = await options.cursorPosition();
+      const at = toModel(scaling, x, y);
+      return { text: `X=${at.x},Y=${at.y}` };
+    }
+    const zoomed = await zoomImage(png, request.region, LIMITS[this.vendor]);
+    return { image: { data: zoomed.bytes.toString('base64'), mediaType: zoomed.mediaType } };
   }
 
   private stepOf(turn: ComputerUseTurn, scaling: Scaling): AgentPrediction {
@@ -242,6 +329,12 @@ export class NativeAgent implements AgentV1 {
           } else if (mapped.code !== null) {
             actions.push(mapped.code);
             pending.count += 1;
+          } else {
+            const observe = mapped.actions.find(
+              (action): action is ObservationRequest =>
+                action.kind === 'cursor_position' || action.kind === 'zoom',
+            );
+            if (observe) pending.observe = observe;
           }
         }
         if (stopped && pending.error === undefined && pending.count === 0)

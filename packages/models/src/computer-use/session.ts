@@ -53,6 +53,10 @@ export interface CallOutcome {
   readonly error?: string;
   /** The pending safety checks of this call are acknowledged (policy `acknowledge`). */
   readonly acknowledgeSafetyChecks?: boolean;
+  /** The call's own text result (Anthropic `cursor_position`: `X=…,Y=…`). */
+  readonly text?: string;
+  /** The call's own image result (Anthropic `zoom`: the region); on the last call it takes the place of the turn's screenshot. */
+  readonly image?: Screenshot;
 }
 
 /** A screenshot as the model gets it (already downscaled to `display`). */
