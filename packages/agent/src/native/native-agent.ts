@@ -19,6 +19,7 @@ import type { Action } from '@osharm/task-schema/trajectory';
 import {
   computerUseVendor,
   createComputerUseSession,
+  geminiEnvironment,
   usageCost,
   type CallOutcome,
   type ComputerUseCall,
@@ -27,7 +28,6 @@ import {
   type ComputerUseTurn,
   type ComputerUseVendor,
   type SafetyCheckPolicy,
-  type Screenshot,
 } from '@osharm/models';
 import sharp from 'sharp';
 import type { AgentPredictOptions, AgentPrediction, AgentRunParams, AgentV1 } from '../agent';
@@ -38,15 +38,18 @@ import { mapAnthropicToolUse } from './anthropic-actions';
 import { GEMINI_BROWSER_ONLY, GEMINI_DESKTOP_FUNCTIONS, mapGeminiCall } from './gemini-actions';
 import type { MappedAction } from './mapped-action';
 import { mapOpenaiComputerCall } from './openai-actions';
-import type { NativeAction } from './native-action';
+import {
+  PreparedScreenshot,
+  bufferOf,
+  modelScreenshot,
+  observationAnswer,
+  type ObservationRequest,
+} from './native-observations';
 import {
   ANTHROPIC_IMAGE_LIMITS,
   GEMINI_IMAGE_LIMITS,
   OPENAI_IMAGE_LIMITS,
   scalingFor,
-  screenshotForModel,
-  toModel,
-  zoomImage,
   type Scaling,
 } from './scaling';
 
@@ -84,25 +87,6 @@ function mapCall(
   return mapOpenaiComputerCall(call.raw, scaling);
 }
 
-/** The observation-only actions answered with something of their own (not just the next screenshot). */
-type ObservationRequest = Extract<NativeAction, { kind: 'cursor_position' | 'zoom' }>;
-
-/**
- * A screenshot made ready for the model ahead of `predict` ({@link NativeAgent.prepareScreenshot}):
- * used only for the same screenshot bytes and the same task (scaling).
- */
-class PreparedScreenshot {
-  constructor(
-    readonly source: Uint8Array,
-    readonly scaling: Scaling,
-    readonly screenshot: Screenshot,
-  ) {}
-}
-
-/** A view of the bytes as a Buffer, without a copy. */
-const bufferOf = (bytes: Uint8Array): Buffer =>
-  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
 interface PendingCall {
   call: ComputerUseCall;
   /** A `cursor_position` or `zoom` of this call, answered on the next turn. */
@@ -139,6 +123,8 @@ export class NativeAgent implements AgentV1 {
       scaling: this.vendor === 'gemini' ? 'normalized 0-999 grid' : null,
       safety_check_policy: settings.safetyChecks ?? 'stop',
       safety_checks_fired: 0,
+      // turns whose screenshot was downscaled while the env observed (off the request path)
+      prepared_screenshots: 0,
     };
     this.params = {
       platform: settings.platform ?? 'ubuntu',
@@ -160,6 +146,24 @@ export class NativeAgent implements AgentV1 {
     this.scaling = undefined;
     this.pending = [];
     this.runConfig.safety_checks_fired = 0;
+    this.runConfig.prepared_screenshots = 0;
+  }
+
+  /**
+   * Gemini's tool: the desktop environment (its own OS-level actions) from Gemini 3.5 on; for the
+   * earlier models the browser environment, its browser-only functions excluded and the desktop
+   * actions it lacks declared as custom functions. Recorded as `params.native.environment`.
+   */
+  private geminiSettings(): NonNullable<ComputerUseSettings['gemini']> {
+    const environment = geminiEnvironment(this.settings.model);
+    this.runConfig.environment = environment;
+    return environment === 'ENVIRONMENT_DESKTOP'
+      ? { environment }
+      : {
+          environment,
+          excludedFunctions: GEMINI_BROWSER_ONLY,
+          functions: GEMINI_DESKTOP_FUNCTIONS,
+        };
   }
 
   /** The scaling of this task, from the first screenshot's size (recorded in the run config). */
@@ -183,11 +187,6 @@ export class NativeAgent implements AgentV1 {
     return scaling;
   }
 
-  private async modelScreenshot(png: Buffer, scaling: Scaling): Promise<Screenshot> {
-    const image = await screenshotForModel(png, scaling);
-    return { data: image.bytes.toString('base64'), mediaType: image.mediaType };
-  }
-
   /**
    * The screenshot downscaled (and base64-encoded) for the vendor, ahead of `predict`: `runTask`
    * has the environment run this while it waits for the accessibility walk, so the downscale is off
@@ -197,7 +196,7 @@ export class NativeAgent implements AgentV1 {
   async prepareScreenshot(screenshot: Uint8Array): Promise<unknown> {
     const png = bufferOf(screenshot);
     const scaling = await this.scalingOf(png);
-    return new PreparedScreenshot(screenshot, scaling, await this.modelScreenshot(png, scaling));
+    return new PreparedScreenshot(screenshot, scaling, await modelScreenshot(png, scaling));
   }
 
   async predict(options: AgentPredictOptions): Promise<AgentPrediction> {
@@ -206,12 +205,13 @@ export class NativeAgent implements AgentV1 {
     const buffer = bufferOf(png);
     const scaling = await this.scalingOf(buffer);
     const prepared = options.observation.preparedScreenshot;
-    const screenshot =
+    const ready =
       prepared instanceof PreparedScreenshot &&
       prepared.source === png &&
-      prepared.scaling === scaling
-        ? prepared.screenshot
-        : await this.modelScreenshot(buffer, scaling);
+      prepared.scaling === scaling;
+    if (ready)
+      this.runConfig.prepared_screenshots = (this.runConfig.prepared_screenshots as number) + 1;
+    const screenshot = ready ? prepared.screenshot : await modelScreenshot(buffer, scaling);
     let turn: ComputerUseTurn;
     if (!this.session) {
       const create = this.settings.createSession ?? createComputerUseSession;
@@ -219,9 +219,7 @@ export class NativeAgent implements AgentV1 {
         ...this.settings.session,
         display: scaling.image,
         ...(this.settings.toolVersion !== undefined && { toolVersion: this.settings.toolVersion }),
-        ...(this.vendor === 'gemini' && {
-          gemini: { excludedFunctions: GEMINI_BROWSER_ONLY, functions: GEMINI_DESKTOP_FUNCTIONS },
-        }),
+        ...(this.vendor === 'gemini' && { gemini: this.geminiSettings() }),
       });
       this.runConfig.tool_version = this.session.toolVersion;
       turn = await this.session.start(options.instruction, screenshot, options.abortSignal);
@@ -263,7 +261,7 @@ export class NativeAgent implements AgentV1 {
       let answer: Pick<CallOutcome, 'text' | 'image'> = {};
       if (message === undefined && observe !== undefined) {
         try {
-          answer = await this.observationAnswer(observe, options, png, scaling);
+          answer = await observationAnswer(observe, options, png, scaling, LIMITS[this.vendor]);
         } catch (cause) {
           message = `${observe.kind}: ${(cause as Error).message}`;
         }
@@ -275,22 +273,6 @@ export class NativeAgent implements AgentV1 {
       });
     }
     return outcomes;
-  }
-
-  private async observationAnswer(
-    request: ObservationRequest,
-    options: AgentPredictOptions,
-    png: Buffer,
-    scaling: Scaling,
-  ): Promise<Pick<CallOutcome, 'text' | 'image'>> {
-    if (request.kind === 'cursor_position') {
-      if (!options.cursorPosition) throw new Error('the environment reports no pointer position');
-      const [x, y] = await options.cursorPosition();
-      const at = toModel(scaling, x, y);
-      return { text: `X=${at.x},Y=${at.y}` };
-    }
-    const zoomed = await zoomImage(png, request.region, LIMITS[this.vendor]);
-    return { image: { data: zoomed.bytes.toString('base64'), mediaType: zoomed.mediaType } };
   }
 
   private stepOf(turn: ComputerUseTurn, scaling: Scaling): AgentPrediction {

@@ -120,6 +120,7 @@ describe('runTask with the native agent', () => {
       scaling: 'none',
       safety_check_policy: 'stop',
       safety_checks_fired: 0,
+      prepared_screenshots: 0, // this env runs no prepareScreenshot hook
     });
     expect(log.steps[0].native).toMatchObject({
       outcome: 'actions',
@@ -189,5 +190,8 @@ describe('runTask with the native agent', () => {
       { callId: 'scripted-1-0', text: 'X=640,Y=360' },
       { callId: 'scripted-1-1' },
     ]);
+    // both turns used the screenshot prepared while observing
+    const log = JSON.parse(await readFile(join(tmp, 'run-prepared', 'better_log.json'), 'utf8'));
+    expect(log.params.native.prepared_screenshots).toBe(2);
   });
 });

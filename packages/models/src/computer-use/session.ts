@@ -90,7 +90,7 @@ export interface ComputerUseSettings {
       readonly description: string;
       readonly parametersJsonSchema: unknown;
     }[];
-    /** @default 'ENVIRONMENT_BROWSER' (the one the computer-use models accept) */
+    /** @default by model: `ENVIRONMENT_DESKTOP` from Gemini 3.5 on, else `ENVIRONMENT_BROWSER` (`geminiEnvironment`) */
     readonly environment?: string;
   };
   /**
