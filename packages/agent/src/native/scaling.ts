@@ -114,8 +114,18 @@ export interface ModelImage {
   mediaType: 'image/png' | 'image/jpeg';
 }
 
-/** JPEG quality of downscaled screenshots; 4:4:4 chroma keeps coloured text edges. */
+/** JPEG quality of the screenshots the model gets; 4:4:4 chroma keeps coloured text edges. */
 export const SCREENSHOT_JPEG_QUALITY = 90;
+
+/**
+ * The JPEG settings: no Huffman-table optimisation (sharp's default is on), which costs 8–12 ms of
+ * CPU per 1920×1080 screenshot for 7 % fewer bytes.
+ */
+const SCREENSHOT_JPEG = {
+  quality: SCREENSHOT_JPEG_QUALITY,
+  chromaSubsampling: '4:4:4',
+  optimiseCoding: false,
+} as const;
 
 /**
  * The screenshot as the model gets it: resized to `scaling.image` when that is smaller than the
@@ -131,9 +141,7 @@ export async function screenshotForModel(png: Buffer, scaling: Scaling): Promise
     image.width === screen.width && image.height === screen.height
       ? input
       : input.resize(image.width, image.height, { fit: 'fill', kernel: 'lanczos3' });
-  const bytes = await sized
-    .jpeg({ quality: SCREENSHOT_JPEG_QUALITY, chromaSubsampling: '4:4:4' })
-    .toBuffer();
+  const bytes = await sized.jpeg(SCREENSHOT_JPEG).toBuffer();
   return { bytes, mediaType: 'image/jpeg' };
 }
 
@@ -178,7 +186,7 @@ export async function zoomImage(
   const bytes = await sharp(png)
     .extract(crop)
     .resize(size.width, size.height, { fit: 'fill', kernel: 'lanczos3' })
-    .jpeg({ quality: SCREENSHOT_JPEG_QUALITY, chromaSubsampling: '4:4:4' })
+    .jpeg(SCREENSHOT_JPEG)
     .toBuffer();
   return { bytes, mediaType: 'image/jpeg', ...size };
 }
