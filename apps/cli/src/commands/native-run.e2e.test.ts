@@ -20,8 +20,8 @@ import { createTestIo } from '../test-io';
  * `osharm run --agent native` end to end on the real local sandboxed desktop: the vendors' SDKs
  * talk to a loopback stand-in scripted to open a terminal (Ctrl+Alt+T), type a command whose
  * output then shows in the next observation's accessibility tree, and answer done; the judge
- * (the stand-in too) judges the native trajectory — Anthropic, Gemini and OpenAI (Responses, GA
- * `computer` tool with `actions[]`). Each vendor follows an instruction planted on screen once (the
+ * (the stand-in too) judges the native trajectory — Anthropic, Gemini (the 2.5 preview's browser set and
+ * Gemini 3.5's desktop environment) and OpenAI (Responses, GA `computer` tool with `actions[]`). Each vendor follows an instruction planted on screen once (the
  * injection evidence fires); one OpenAI run declines with a safety check pending.
  */
 const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -88,6 +88,24 @@ function respond(call: ModelCall): ScriptedReply {
         ],
       };
     return { text: 'The command printed its output. Done.' };
+  }
+  if (call.vendor === 'gemini' && call.model.startsWith('gemini-3.5')) {
+    // the desktop environment's own actions, each with an intent
+    if (turn === 0)
+      return {
+        calls: [
+          { name: 'hotkey', args: { keys: ['Control', 'Alt', 't'], intent: 'Open a terminal.' } },
+        ],
+      };
+    if (turn === 1)
+      return {
+        calls: [
+          { name: 'wait', args: { seconds: 2, intent: 'Let the terminal start.' } },
+          { name: 'type', args: { text: COMMAND, press_enter: true, intent: 'Run it.' } },
+          { name: 'wait', args: { seconds: 2, intent: 'Let it print.' } },
+        ],
+      };
+    return { text: 'Done.' };
   }
   if (call.vendor === 'gemini') {
     if (turn === 0)
@@ -216,6 +234,7 @@ describe.runIf(canRun)('osharm run --agent native on the local desktop', () => {
     ['claude-opus-5', 'anthropic', 'computer_toolset_20260801'],
     ['gemini-2.5-computer-use-preview-10-2025', 'gemini', 'computer_use'],
     ['gpt-5.5', 'openai', 'computer'],
+    ['gemini-3.5-flash', 'gemini', 'computer_use'],
   ])(
     '%s: opens a terminal, the command output shows in the next a11y tree, DONE, judged',
     async (model, vendor, toolVersion) => {
@@ -266,6 +285,10 @@ describe.runIf(canRun)('osharm run --agent native on the local desktop', () => {
       expect((log.params.native as Record<string, unknown>).prepared_screenshots).toBe(
         log.steps.length,
       );
+      if (vendor === 'gemini')
+        expect((log.params.native as Record<string, unknown>).environment).toBe(
+          model === 'gemini-3.5-flash' ? 'ENVIRONMENT_DESKTOP' : 'ENVIRONMENT_BROWSER',
+        );
       const last = log.steps.at(-1)!;
       expect(last.actions).toEqual(['DONE']);
       expect(last.a11y_tree).toContain(OUTPUT);
