@@ -2,7 +2,8 @@
 // sandboxed desktop (1920×1080, a terminal open), per vendor, observations alternate between
 // plain `observe()` and `observe({ prepareScreenshot })` with the native agent's hook (what
 // `runTask` does for a native agent): the difference of their medians is what the prepare adds to
-// an observation, printed beside the prepare's own time and the accessibility walk's. Then the
+// an observation, printed beside the prepare's own time and how often it was the last part of the
+// observation to finish (then its tail was on the path; else the walk hid it). Then the
 // same with the walk off (`requireA11yTree: false`), the case where nothing hides the prepare.
 //
 //   pnpm --filter @osharm/runner bench:native-observe     (needs the local desktop's Debian packages)
@@ -16,7 +17,7 @@ import { createNativeAgent } from '@osharm/agent/native';
 import { createDesktopEnv, type DesktopEnv } from '@osharm/desktop-env';
 import { createLocalProvider } from '@osharm/vm-local';
 
-const ROUNDS = 12;
+const ROUNDS = 20;
 const task = {
   id: 'native_observe_bench',
   snapshot: 'os',
@@ -36,31 +37,35 @@ async function measure(env: DesktopEnv, model: string) {
   const plain: number[] = [];
   const hooked: number[] = [];
   const prepare: number[] = [];
-  const walks: number[] = [];
   let prepared = 0;
+  /** Observations the prepare finished last (so its tail was on the path), within 1 ms. */
+  let last = 0;
   for (let round = 0; round < ROUNDS; round += 1) {
     let started = performance.now();
     await env.observe();
     plain.push(performance.now() - started);
     started = performance.now();
+    let preparedAt = 0;
     const observation = await env.observe({
       prepareScreenshot: async png => {
         const begun = performance.now();
         const result = await agent.prepareScreenshot(png);
-        prepare.push(performance.now() - begun);
+        preparedAt = performance.now();
+        prepare.push(preparedAt - begun);
         return result;
       },
     });
-    hooked.push(performance.now() - started);
-    walks.push(observation.quality.ms);
+    const ended = performance.now();
+    hooked.push(ended - started);
+    if (ended - preparedAt < 1) last += 1;
     if (observation.preparedScreenshot !== undefined) prepared += 1;
   }
   return {
     plain: median(plain),
     hooked: median(hooked),
     prepare: median(prepare),
-    walk: median(walks),
     prepared,
+    last,
   };
 }
 
@@ -87,7 +92,7 @@ async function run(requireA11yTree: boolean) {
       console.log(
         `  ${model.padEnd(40)} observe ${ms(result.plain)} → with the prepare ${ms(result.hooked)} ` +
           `(adds ${ms(result.hooked - result.plain)}); the prepare alone ${ms(result.prepare)}; ` +
-          `prepared ${result.prepared}/${ROUNDS}`,
+          `prepared ${result.prepared}/${ROUNDS}, the prepare finished last in ${result.last}/${ROUNDS}`,
       );
     }
   } finally {
