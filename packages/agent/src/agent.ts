@@ -12,6 +12,11 @@ export interface AgentObservation {
    * `screenshot_a11y_tree` and `som`; with any type it is linearized for `better_log.json`.
    */
   readonly accessibilityTree?: string | null;
+  /**
+   * What this agent's {@link AgentV1.prepareScreenshot} made of `screenshot`, when the environment
+   * ran it while observing (a native agent's downscaled copy for its vendor).
+   */
+  readonly preparedScreenshot?: unknown;
 }
 
 /** Options of {@link AgentV1.predict}. */
@@ -25,6 +30,11 @@ export interface AgentPredictOptions {
    * the vendor's calls with it). Absent on the first step.
    */
   readonly previousActions?: readonly AgentActionOutcome[];
+  /**
+   * The pointer position now, in screen pixels, from the environment (`runTask` passes it when the
+   * environment has one; native agents answer `cursor_position` with it).
+   */
+  readonly cursorPosition?: () => Promise<readonly [number, number]>;
 }
 
 /** How one action of a step went in the env. */
@@ -146,6 +156,13 @@ export interface AgentV1 {
   readonly params: AgentRunParams;
   /** Forgets the history of the previous task. */
   reset(): void;
+  /**
+   * Work on a screenshot the agent will get in its next observation, which `runTask` asks the
+   * environment to run while it still observes the rest (the accessibility walk), so that it costs
+   * no time between the observation and the model request. Its result comes back as the
+   * observation's `preparedScreenshot`. Optional; native agents downscale for their vendor here.
+   */
+  prepareScreenshot?(screenshot: Uint8Array): Promise<unknown>;
   /**
    * One step: reads the observation, asks the model, parses its answer.
    * @throws {AgentObservationError} when the observation lacks what the observation type needs.

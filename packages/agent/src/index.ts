@@ -93,6 +93,7 @@ export type {
   ObservationQuality,
   RunEnvironment,
   RunObservation,
+  RunObserveOptions,
   RunSetupDownload,
   RunSetupWindowWait,
   RunSetupOutcome,

@@ -50,6 +50,19 @@ export interface RunObservation {
   readonly accessibilityTree: string | null;
   /** How complete it is; absent when the environment does not say. */
   readonly quality?: ObservationQuality;
+  /** What the agent's `prepareScreenshot` made of `screenshot` while the rest was observed. */
+  readonly preparedScreenshot?: unknown;
+}
+
+/** Options of {@link RunEnvironment.observe} (and of `step`, which observes after the action). */
+export interface RunObserveOptions {
+  abortSignal?: AbortSignal;
+  /**
+   * Work on the screenshot started as soon as it arrives, while the environment still waits for the
+   * rest of the observation (the accessibility walk): the agent's `prepareScreenshot`.
+   * Its result is the observation's `preparedScreenshot`; a failure leaves that out.
+   */
+  prepareScreenshot?: (screenshot: Uint8Array) => Promise<unknown>;
 }
 
 /**
@@ -69,14 +82,16 @@ export interface RunEnvironment {
   ): Promise<RunSetupOutcome | void>;
   step(
     action: Action,
-    options: { pauseSeconds?: number; abortSignal?: AbortSignal },
+    options: RunObserveOptions & { pauseSeconds?: number },
   ): Promise<{
     observation: RunObservation;
     done: boolean;
     info: Readonly<Record<string, unknown>>;
     execution?: { readonly output: string; readonly error: string; readonly returncode: number };
   }>;
-  observe(options?: { abortSignal?: AbortSignal }): Promise<RunObservation>;
+  observe(options?: RunObserveOptions): Promise<RunObservation>;
+  /** The pointer position in screen pixels (the guest's `/cursor_position`), when the environment has one. */
+  cursorPosition?(options?: { abortSignal?: AbortSignal }): Promise<readonly [number, number]>;
   evaluate(options?: {
     abortSignal?: AbortSignal;
   }): Promise<{ score: number; postconfigWarnings?: readonly RunSetupWarning[] }>;

@@ -153,7 +153,13 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       await sleep((options.settleSeconds?.afterInjection ?? 10) * 1000, undefined, { signal });
     }
     await writer.writeSetupWarnings(warnings, downloads, windowWaits);
-    observation = await env.observe({ abortSignal: signal });
+    // The agent's work on each screenshot runs while the env observes the rest (native agents).
+    const prepareScreenshot = agent.prepareScreenshot?.bind(agent);
+    const observeOptions = { abortSignal: signal, ...(prepareScreenshot && { prepareScreenshot }) };
+    const cursorPosition = env.cursorPosition
+      ? () => env.cursorPosition!({ abortSignal: signal })
+      : undefined;
+    observation = await env.observe(observeOptions);
     options.onEvent?.({ type: 'reset-end', seconds: (performance.now() - started) / 1000 });
     await writer.writeScreenshot('step_0.png', observation.screenshot);
     let lastScreenshot = 'step_0.png';
@@ -172,6 +178,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
         observation,
         abortSignal: signal,
         ...(previousActions ? { previousActions } : {}),
+        ...(cursorPosition && { cursorPosition }),
       });
       const actions = prediction.actions ?? [];
       // Unlike upstream, a step after one with no actions names the real last screenshot.
@@ -193,8 +200,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
         }
         const timestamp = actionTimestamp();
         const result = await env.step(action, {
+          ...observeOptions,
           pauseSeconds: options.sleepAfterExecution ?? 0,
-          abortSignal: signal,
         });
         lastAction = action;
         observation = result.observation;

@@ -29,6 +29,20 @@ export interface Observation {
   readonly instruction: string;
   /** Whether the observation is complete (osharm's; the trajectory records it beside each step). */
   readonly quality: ObservationQuality;
+  /** What {@link ObserveOptions.prepareScreenshot} made of `screenshot`; absent without one or when it failed. */
+  readonly preparedScreenshot?: unknown;
+}
+
+/** Options of {@link DesktopEnv.observe} (and of `step`, which observes after the action). */
+export interface ObserveOptions {
+  readonly abortSignal?: AbortSignal;
+  /**
+   * Work on the screenshot started as soon as it arrives, while the observation still waits for
+   * the accessibility walk and the terminal — a native agent's downscale for its vendor, so that
+   * it is off the path from the observation to the model request. Its result is the observation's
+   * `preparedScreenshot`; a failure leaves that out (the agent then does the work itself).
+   */
+  readonly prepareScreenshot?: (screenshot: Buffer) => Promise<unknown>;
 }
 
 /**
@@ -198,17 +212,20 @@ export class DesktopEnv {
   }
 
   /** The current observation. */
-  async observe(options: { abortSignal?: AbortSignal } = {}): Promise<Observation> {
+  async observe(options: ObserveOptions = {}): Promise<Observation> {
     const client = this.guest;
     const started = performance.now();
-    const [screenshot, a11y, terminal] = await Promise.all([
-      client.screenshot(options),
+    const shot = client.screenshot(options);
+    const prepare = options.prepareScreenshot;
+    const [screenshot, a11y, terminal, preparedScreenshot] = await Promise.all([
+      shot,
       this.settings.requireA11yTree === false
         ? Promise.resolve(undefined)
         : client.accessibility(options).catch(() => null),
       this.settings.requireTerminal
         ? client.terminalOutput(options).catch(() => null)
         : Promise.resolve(null),
+      prepare ? shot.then(png => prepare(png)).catch(() => undefined) : Promise.resolve(undefined),
     ]);
     const ms = performance.now() - started;
     const quality: ObservationQuality = {
@@ -229,6 +246,7 @@ export class DesktopEnv {
       terminal,
       instruction: this.requireTask().instruction,
       quality,
+      ...(preparedScreenshot !== undefined && { preparedScreenshot }),
     };
   }
 
@@ -240,7 +258,7 @@ export class DesktopEnv {
    */
   async step(
     action: EnvAction,
-    options: { pauseSeconds?: number; abortSignal?: AbortSignal } = {},
+    options: ObserveOptions & { pauseSeconds?: number } = {},
   ): Promise<StepResult> {
     this.used = true;
     this.history.push(action);
@@ -293,6 +311,11 @@ export class DesktopEnv {
       ...(this.settings.assets ? { fetch: assetSourcesFetch(this.settings.assets) } : {}),
     });
     return { ...result, postconfigWarnings };
+  }
+
+  /** The pointer position in screen pixels (the guest's `/cursor_position`). */
+  async cursorPosition(options: { abortSignal?: AbortSignal } = {}): Promise<[number, number]> {
+    return this.guest.cursorPosition(options);
   }
 
   /** Starts the guest's screen recording. */

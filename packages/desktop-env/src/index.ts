@@ -89,6 +89,7 @@ export type {
   DesktopEnvSettings,
   EnvAction,
   Observation,
+  ObserveOptions,
   ObservationQuality,
   StepResult,
 } from './desktop-env';

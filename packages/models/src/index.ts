@@ -63,6 +63,7 @@ export {
   computerUseVendor,
   createComputerUseSession,
   defaultToolVersion,
+  geminiEnvironment,
 } from './computer-use/index';
 export type {
   CallOutcome,
@@ -71,6 +72,7 @@ export type {
   ComputerUseSettings,
   ComputerUseTurn,
   ComputerUseVendor,
+  GeminiEnvironment,
   SafetyCheck,
   SafetyCheckPolicy,
   Screenshot,

@@ -22,6 +22,23 @@ describe('nativeRunSummary', () => {
     );
   });
 
+  it("names Gemini's environment", () => {
+    expect(
+      nativeRunSummary({
+        native: {
+          vendor: 'gemini',
+          tool_version: 'computer_use',
+          environment: 'ENVIRONMENT_DESKTOP',
+          screen: { width: 1920, height: 1080 },
+          display: { width: 1920, height: 1080 },
+          scaling: 'normalized 0-999 grid',
+          safety_check_policy: 'acknowledge',
+          safety_checks_fired: 0,
+        },
+      }),
+    ).toMatch(/^Native agent: gemini computer_use ENVIRONMENT_DESKTOP; screen 1920×1080, /);
+  });
+
   it('is undefined for a prompt run and shows "?" for values that are not text', () => {
     expect(nativeRunSummary({ model: 'gpt-4.1' })).toBeUndefined();
     expect(nativeRunSummary(undefined)).toBeUndefined();

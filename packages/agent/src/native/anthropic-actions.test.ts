@@ -120,6 +120,8 @@ describe('Anthropic computer actions → pyautogui', () => {
     [{ action: 'wait', duration: 3600 }, /duration must be between 0 and 60/],
     [{ action: 'type' }, /text must be a string/],
     [{ action: 'navigate', url: 'x' }, /unknown computer action "navigate"/],
+    [{ action: 'zoom', region: [50, 50, 10, 80] }, /region must have x1 > x0 and y1 > y0/],
+    [{ action: 'zoom', region: [0, 0, 10] }, /region must be \[x0, y0, x1, y1\]/],
   ])('maps a bad input %j to an error, not an action', (input, message) => {
     const mapped = mapAnthropicToolUse({ name: 'computer', input }, same);
     expect('error' in mapped && mapped.error).toMatch(message);

@@ -163,6 +163,10 @@ export function mapAnthropicToolUse(block: AnthropicToolUse, scaling: Scaling): 
           );
         const from = pairToScreen(scaling, region.slice(0, 2), 'region');
         const to = pairToScreen(scaling, region.slice(2, 4), 'region');
+        if (!(to.x > from.x && to.y > from.y))
+          throw new ActionInputError(
+            `region must have x1 > x0 and y1 > y0 on the screen, got ${JSON.stringify(region)}`,
+          );
         return [{ kind: 'zoom', region: [from.x, from.y, to.x, to.y] }];
       }
       default:

@@ -1,17 +1,22 @@
 /**
  * Gemini computer use → desktop actions. The model calls the computer-use tool's predefined
- * functions with coordinates on a normalized 0–999 grid; the browser-only ones
- * ({@link GEMINI_BROWSER_ONLY}) are excluded from the tool and refused here, and desktop actions
- * the tool lacks are offered as custom functions ({@link GEMINI_DESKTOP_FUNCTIONS}).
+ * functions with coordinates on a normalized 0–999 grid. Two sets:
+ * - the Gemini 2.5 computer-use preview's (browser environment only): `click_at`, `type_text_at`,
+ *   … — the browser-only ones ({@link GEMINI_BROWSER_ONLY}) are excluded from the tool and refused
+ *   here, and desktop actions the tool lacks are offered as custom functions
+ *   ({@link GEMINI_DESKTOP_FUNCTIONS});
+ * - the desktop environment's of later models (`ENVIRONMENT_DESKTOP`): `click`, `type`, `hotkey`,
+ *   `scroll`, … ({@link GEMINI_DESKTOP_ACTIONS}), each with an `intent` (kept in the raw call).
  * A call's `safety_decision` argument is the loop's business and is ignored here.
  */
-import { playwrightCombination } from './keys';
+import { playwrightCombination, pyautoguiKey } from './keys';
 import {
   ActionInputError,
   isRecord,
   mapWith,
   numberField,
   optionalNumber,
+  seconds,
   stringField,
 } from './mapped-action';
 import type { MappedAction } from './mapped-action';
@@ -40,6 +45,30 @@ export const GEMINI_PREDEFINED = [
   'drag_and_drop',
   'wait_5_seconds',
 ] as const;
+
+/** The predefined functions of the desktop environment (`ENVIRONMENT_DESKTOP`, Gemini 3.x). */
+export const GEMINI_DESKTOP_ACTIONS = [
+  'click',
+  'double_click',
+  'triple_click',
+  'middle_click',
+  'right_click',
+  'mouse_down',
+  'mouse_up',
+  'move',
+  'type',
+  'drag_and_drop',
+  'wait',
+  'press_key',
+  'key_down',
+  'key_up',
+  'hotkey',
+  'take_screenshot',
+  'scroll',
+] as const;
+
+/** `scroll`'s default magnitude (desktop environment), taken on the grid like `scroll_at`'s. */
+export const GEMINI_DEFAULT_SCROLL_MAGNITUDE = 300;
 
 const point = {
   x: { type: 'integer', description: 'x on the 0–999 grid' },
@@ -94,6 +123,23 @@ function directionOf(args: Record<string, unknown>): { down: number; right: numb
         `direction must be up, down, left or right, got ${JSON.stringify(args.direction)}`,
       );
   }
+}
+
+/** Wheel clicks for a scroll of `magnitude` grid units along the scroll's axis. */
+function wheelClicks(scaling: Scaling, down: number, magnitude: number): number {
+  if (!(magnitude >= 0 && magnitude < GEMINI_GRID))
+    throw new ActionInputError(`magnitude must be on the 0–999 grid, got ${magnitude}`);
+  const axis = down !== 0 ? 'y' : 'x';
+  return Math.max(1, Math.round(lengthToScreen(scaling, axis, magnitude) / PIXELS_PER_WHEEL_CLICK));
+}
+
+/** One key name of Gemini's desktop actions (`Enter`, `Control`, `a`) → pyautogui's. */
+function keysOf(args: Record<string, unknown>, field: 'key' | 'keys'): string[] {
+  if (field === 'key') return playwrightCombination(stringField(args, 'key'));
+  const keys = args.keys;
+  if (!Array.isArray(keys) || keys.length === 0 || !keys.every(key => typeof key === 'string'))
+    throw new ActionInputError(`keys must be a list of key names, got ${JSON.stringify(keys)}`);
+  return keys.map(key => pyautoguiKey(key as string));
 }
 
 /** One Gemini function call → its desktop actions (grid coordinates scaled to the screen). */
@@ -152,20 +198,73 @@ export function mapGeminiCall(
       }
       case 'scroll_at': {
         const { down, right } = directionOf(args);
-        const magnitude = optionalNumber(args, 'magnitude', GEMINI_DEFAULT_MAGNITUDE);
-        if (!(magnitude >= 0 && magnitude < GEMINI_GRID))
-          throw new ActionInputError(`magnitude must be on the 0–999 grid, got ${magnitude}`);
-        const axis = down !== 0 ? 'y' : 'x';
-        const clicks = Math.max(
-          1,
-          Math.round(lengthToScreen(scaling, axis, magnitude) / PIXELS_PER_WHEEL_CLICK),
+        const clicks = wheelClicks(
+          scaling,
+          down,
+          optionalNumber(args, 'magnitude', GEMINI_DEFAULT_MAGNITUDE),
         );
         return [
           { kind: 'scroll', at: at(), down: down * clicks, right: right * clicks, holdKeys: [] },
         ];
       }
       case 'drag_and_drop':
-        return [{ kind: 'drag', path: [at(), at('destination_x', 'destination_y')], holdKeys: [] }];
+        // desktop environment: start_x … end_y; the 2.5 preview: x, y, destination_x, destination_y
+        return [
+          {
+            kind: 'drag',
+            path:
+              args.start_x !== undefined
+                ? [at('start_x', 'start_y'), at('end_x', 'end_y')]
+                : [at(), at('destination_x', 'destination_y')],
+            holdKeys: [],
+          },
+        ];
+      // the desktop environment (ENVIRONMENT_DESKTOP)
+      case 'click':
+        return [{ kind: 'click', at: at(), button: 'left', clicks: 1, holdKeys: [] }];
+      case 'double_click':
+        return [{ kind: 'click', at: at(), button: 'left', clicks: 2, holdKeys: [] }];
+      case 'triple_click':
+        return [{ kind: 'click', at: at(), button: 'left', clicks: 3, holdKeys: [] }];
+      case 'middle_click':
+        return [{ kind: 'click', at: at(), button: 'middle', clicks: 1, holdKeys: [] }];
+      case 'right_click':
+        return [{ kind: 'click', at: at(), button: 'right', clicks: 1, holdKeys: [] }];
+      case 'move':
+        return [{ kind: 'move', to: at(), holdKeys: [] }];
+      case 'mouse_down':
+      case 'mouse_up':
+        return [
+          { kind: 'move', to: at(), holdKeys: [] },
+          { kind: name, button: 'left' },
+        ];
+      case 'type': {
+        const actions: NativeAction[] = [{ kind: 'type', text: stringField(args, 'text') }];
+        if (args.press_enter === true) actions.push({ kind: 'key', keys: ['enter'], repeat: 1 });
+        return actions;
+      }
+      case 'wait':
+        return [{ kind: 'wait', seconds: seconds(optionalNumber(args, 'seconds', 1), 'seconds') }];
+      case 'press_key':
+        return [{ kind: 'key', keys: keysOf(args, 'key'), repeat: 1 }];
+      case 'key_down':
+      case 'key_up':
+        return [{ kind: name, keys: keysOf(args, 'key') }];
+      case 'hotkey':
+        return [{ kind: 'key', keys: keysOf(args, 'keys'), repeat: 1 }];
+      case 'take_screenshot':
+        return [{ kind: 'screenshot' }];
+      case 'scroll': {
+        const { down, right } = directionOf(args);
+        const clicks = wheelClicks(
+          scaling,
+          down,
+          optionalNumber(args, 'magnitude_in_pixels', GEMINI_DEFAULT_SCROLL_MAGNITUDE),
+        );
+        return [
+          { kind: 'scroll', at: at(), down: down * clicks, right: right * clicks, holdKeys: [] },
+        ];
+      }
       case 'wait_5_seconds':
         return [{ kind: 'wait', seconds: 5 }];
       default:

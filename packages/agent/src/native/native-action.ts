@@ -25,6 +25,8 @@ export type NativeAction =
   /** Press a key combination (pyautogui names) `repeat` times. */
   | { kind: 'key'; keys: string[]; repeat: number }
   | { kind: 'hold_key'; keys: string[]; seconds: number }
+  /** Press (`key_down`) or release (`key_up`) keys and leave them so (Gemini's desktop environment). */
+  | { kind: 'key_down' | 'key_up'; keys: string[] }
   | { kind: 'wait'; seconds: number }
   /** Observation only: the next screenshot is the answer. */
   | { kind: 'screenshot' }
@@ -120,6 +122,12 @@ export function pyautoguiCode(action: NativeAction): string | null {
         `time.sleep(${action.seconds})`,
         ...[...action.keys].reverse().map(key => `pyautogui.keyUp(${py(key)})`),
       ];
+      break;
+    case 'key_down':
+      lines = action.keys.map(key => `pyautogui.keyDown(${py(key)})`);
+      break;
+    case 'key_up':
+      lines = action.keys.map(key => `pyautogui.keyUp(${py(key)})`);
       break;
     case 'wait':
       lines = [`time.sleep(${action.seconds})`];

@@ -257,6 +257,29 @@ describe('native agent, Gemini', () => {
       previousActions: [{ status: 'done' }],
     });
     expect(second.actions).toEqual(['DONE']);
+    expect(agent.params.native).toMatchObject({ environment: 'ENVIRONMENT_BROWSER' });
+  });
+
+  it('gives Gemini 3.5 the desktop environment and maps its own actions', async () => {
+    const standIn = await start(() => ({
+      calls: [
+        { name: 'hotkey', args: { keys: ['Control', 'Alt', 't'], intent: 'Open a terminal.' } },
+      ],
+    }));
+    const agent = createNativeAgent({
+      model: 'gemini-3.5-flash',
+      session: { apiKey: 'k', baseURL: standIn.geminiBaseUrl, maxRetries: 0 },
+    });
+    const first = await agent.predict({ instruction: 'x', observation: observation() });
+    expect(first.actions).toEqual(['pyautogui.hotkey("ctrl", "alt", "t")']);
+    // no browser-set exclusions and no custom functions: the environment has its own desktop actions
+    expect(standIn.calls[0]!.body.tools).toEqual([
+      { computerUse: { environment: 'ENVIRONMENT_DESKTOP' } },
+    ]);
+    expect(agent.params.native).toMatchObject({
+      vendor: 'gemini',
+      environment: 'ENVIRONMENT_DESKTOP',
+    });
   });
 });
 

@@ -19,6 +19,7 @@ import type { Action } from '@osharm/task-schema/trajectory';
 import {
   computerUseVendor,
   createComputerUseSession,
+  geminiEnvironment,
   usageCost,
   type CallOutcome,
   type ComputerUseCall,
@@ -38,11 +39,17 @@ import { GEMINI_BROWSER_ONLY, GEMINI_DESKTOP_FUNCTIONS, mapGeminiCall } from './
 import type { MappedAction } from './mapped-action';
 import { mapOpenaiComputerCall } from './openai-actions';
 import {
+  PreparedScreenshot,
+  bufferOf,
+  modelScreenshot,
+  observationAnswer,
+  type ObservationRequest,
+} from './native-observations';
+import {
   ANTHROPIC_IMAGE_LIMITS,
   GEMINI_IMAGE_LIMITS,
   OPENAI_IMAGE_LIMITS,
   scalingFor,
-  screenshotForModel,
   type Scaling,
 } from './scaling';
 
@@ -82,6 +89,8 @@ function mapCall(
 
 interface PendingCall {
   call: ComputerUseCall;
+  /** A `cursor_position` or `zoom` of this call, answered on the next turn. */
+  observe?: ObservationRequest;
   /** Index range of this call's actions among the step's actions sent to the env. */
   first: number;
   count: number;
@@ -114,6 +123,8 @@ export class NativeAgent implements AgentV1 {
       scaling: this.vendor === 'gemini' ? 'normalized 0-999 grid' : null,
       safety_check_policy: settings.safetyChecks ?? 'stop',
       safety_checks_fired: 0,
+      // turns whose screenshot was downscaled while the env observed (off the request path)
+      prepared_screenshots: 0,
     };
     this.params = {
       platform: settings.platform ?? 'ubuntu',
@@ -135,31 +146,72 @@ export class NativeAgent implements AgentV1 {
     this.scaling = undefined;
     this.pending = [];
     this.runConfig.safety_checks_fired = 0;
+    this.runConfig.prepared_screenshots = 0;
+  }
+
+  /**
+   * Gemini's tool: the desktop environment (its own OS-level actions) from Gemini 3.5 on; for the
+   * earlier models the browser environment, its browser-only functions excluded and the desktop
+   * actions it lacks declared as custom functions. Recorded as `params.native.environment`.
+   */
+  private geminiSettings(): NonNullable<ComputerUseSettings['gemini']> {
+    const environment = geminiEnvironment(this.settings.model);
+    this.runConfig.environment = environment;
+    return environment === 'ENVIRONMENT_DESKTOP'
+      ? { environment }
+      : {
+          environment,
+          excludedFunctions: GEMINI_BROWSER_ONLY,
+          functions: GEMINI_DESKTOP_FUNCTIONS,
+        };
+  }
+
+  /** The scaling of this task, from the first screenshot's size (recorded in the run config). */
+  private async scalingOf(png: Buffer): Promise<Scaling> {
+    if (this.scaling) return this.scaling;
+    const { width, height } = await sharp(png).metadata();
+    if (!width || !height)
+      throw new AgentObservationError({ message: 'the screenshot has no size' });
+    const scaling = scalingFor({ width, height }, LIMITS[this.vendor], this.vendor === 'gemini');
+    this.scaling = scaling;
+    Object.assign(this.runConfig, {
+      screen: { ...scaling.screen },
+      display: { ...scaling.image },
+      ...(this.vendor !== 'gemini' && {
+        scaling:
+          scaling.image.width === width
+            ? 'none'
+            : `downscaled to ${scaling.image.width}x${scaling.image.height}`,
+      }),
+    });
+    return scaling;
+  }
+
+  /**
+   * The screenshot downscaled (and base64-encoded) for the vendor, ahead of `predict`: `runTask`
+   * has the environment run this while it waits for the accessibility walk, so the downscale is off
+   * the path from the observation to the model request. `predict` uses the result when the
+   * observation carries it for the same screenshot; else it does the same work itself.
+   */
+  async prepareScreenshot(screenshot: Uint8Array): Promise<unknown> {
+    const png = bufferOf(screenshot);
+    const scaling = await this.scalingOf(png);
+    return new PreparedScreenshot(screenshot, scaling, await modelScreenshot(png, scaling));
   }
 
   async predict(options: AgentPredictOptions): Promise<AgentPrediction> {
     const png = options.observation.screenshot;
     if (!png) throw new AgentObservationError({ message: 'the native agent needs a screenshot' });
-    const buffer = Buffer.from(png);
-    if (!this.scaling) {
-      const { width, height } = await sharp(buffer).metadata();
-      if (!width || !height)
-        throw new AgentObservationError({ message: 'the screenshot has no size' });
-      this.scaling = scalingFor({ width, height }, LIMITS[this.vendor], this.vendor === 'gemini');
-      Object.assign(this.runConfig, {
-        screen: { ...this.scaling.screen },
-        display: { ...this.scaling.image },
-        ...(this.vendor !== 'gemini' && {
-          scaling:
-            this.scaling.image.width === width
-              ? 'none'
-              : `downscaled to ${this.scaling.image.width}x${this.scaling.image.height}`,
-        }),
-      });
-    }
-    const scaling = this.scaling;
-    const image = await screenshotForModel(buffer, scaling);
-    const screenshot = { data: image.bytes.toString('base64'), mediaType: image.mediaType };
+    const buffer = bufferOf(png);
+    const scaling = await this.scalingOf(buffer);
+    const prepared = options.observation.preparedScreenshot;
+    const ready =
+      prepared instanceof PreparedScreenshot &&
+      prepared.source === png &&
+      prepared.scaling === scaling;
+    if (ready)
+      this.runConfig.prepared_screenshots = (this.runConfig.prepared_screenshots as number) + 1;
+    const screenshot = ready ? prepared.screenshot : await modelScreenshot(buffer, scaling);
     let turn: ComputerUseTurn;
     if (!this.session) {
       const create = this.settings.createSession ?? createComputerUseSession;
@@ -167,14 +219,13 @@ export class NativeAgent implements AgentV1 {
         ...this.settings.session,
         display: scaling.image,
         ...(this.settings.toolVersion !== undefined && { toolVersion: this.settings.toolVersion }),
-        ...(this.vendor === 'gemini' && {
-          gemini: { excludedFunctions: GEMINI_BROWSER_ONLY, functions: GEMINI_DESKTOP_FUNCTIONS },
-        }),
+        ...(this.vendor === 'gemini' && { gemini: this.geminiSettings() }),
       });
       this.runConfig.tool_version = this.session.toolVersion;
       turn = await this.session.start(options.instruction, screenshot, options.abortSignal);
     } else {
-      turn = await this.session.next(this.outcomes(options), screenshot, options.abortSignal);
+      const outcomes = await this.outcomes(options, buffer, scaling);
+      turn = await this.session.next(outcomes, screenshot, options.abortSignal);
     }
     const tree =
       options.observation.accessibilityTree === undefined ||
@@ -187,23 +238,41 @@ export class NativeAgent implements AgentV1 {
     return { ...this.stepOf(turn, scaling), linearizedTree: tree };
   }
 
-  /** How the previous turn's calls went, from the env's action outcomes. */
-  private outcomes(options: AgentPredictOptions): CallOutcome[] {
+  /**
+   * How the previous turn's calls went, from the env's action outcomes; a `cursor_position` is
+   * answered with the pointer position (in the model's coordinates), a `zoom` with the region cut
+   * from the full-size screenshot — both as the screen is after the turn's actions.
+   */
+  private async outcomes(
+    options: AgentPredictOptions,
+    png: Buffer,
+    scaling: Scaling,
+  ): Promise<CallOutcome[]> {
     const previous = options.previousActions ?? [];
-    return this.pending.map(({ call, first, count, error, acknowledge }) => {
+    const outcomes: CallOutcome[] = [];
+    for (const { call, first, count, error, acknowledge, observe } of this.pending) {
       const results = previous.slice(first, first + count);
       const failed = results.find(result => result.status === 'failed');
       const skipped = results.some(result => result.status === 'skipped');
-      const message =
+      let message =
         error ??
         (failed ? `the action failed: ${failed.error ?? 'error'}` : undefined) ??
         (skipped ? 'not run: an earlier action of this turn failed' : undefined);
-      return {
+      let answer: Pick<CallOutcome, 'text' | 'image'> = {};
+      if (message === undefined && observe !== undefined) {
+        try {
+          answer = await observationAnswer(observe, options, png, scaling, LIMITS[this.vendor]);
+        } catch (cause) {
+          message = `${observe.kind}: ${(cause as Error).message}`;
+        }
+      }
+      outcomes.push({
         callId: call.id,
-        ...(message !== undefined && { error: message }),
+        ...(message !== undefined ? { error: message } : answer),
         ...(acknowledge && { acknowledgeSafetyChecks: true }),
-      };
-    });
+      });
+    }
+    return outcomes;
   }
 
   private stepOf(turn: ComputerUseTurn, scaling: Scaling): AgentPrediction {
@@ -242,6 +311,12 @@ export class NativeAgent implements AgentV1 {
           } else if (mapped.code !== null) {
             actions.push(mapped.code);
             pending.count += 1;
+          } else {
+            const observe = mapped.actions.find(
+              (action): action is ObservationRequest =>
+                action.kind === 'cursor_position' || action.kind === 'zoom',
+            );
+            if (observe) pending.observe = observe;
           }
         }
         if (stopped && pending.error === undefined && pending.count === 0)

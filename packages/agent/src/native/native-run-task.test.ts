@@ -120,6 +120,7 @@ describe('runTask with the native agent', () => {
       scaling: 'none',
       safety_check_policy: 'stop',
       safety_checks_fired: 0,
+      prepared_screenshots: 0, // this env runs no prepareScreenshot hook
     });
     expect(log.steps[0].native).toMatchObject({
       outcome: 'actions',
@@ -131,5 +132,66 @@ describe('runTask with the native agent', () => {
       native: { outcome: 'done' },
     });
     expect((await readFile(join(dir, 'result.txt'), 'utf8')).trim()).toBe('0');
+  });
+
+  it('has the env prepare each screenshot while observing and answers cursor_position from the env', async () => {
+    const session = createScriptedSession({
+      vendor: 'anthropic',
+      turns: [
+        {
+          text: 'where is the pointer?',
+          calls: [
+            { name: 'cursor_position', input: {}, toolset_name: 'computer' },
+            { name: 'key', input: { text: 'Escape' }, toolset_name: 'computer' },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+    });
+    const agent = createNativeAgent({ model: 'claude-opus-5', createSession: () => session });
+    const { env: base } = scriptedEnvironment();
+    const prepared: unknown[] = [];
+    // as DesktopEnv does: the hook runs on the screenshot, its result rides on the observation
+    const withPrepare = async (
+      observation: Awaited<ReturnType<RunEnvironment['observe']>>,
+      prepare?: (screenshot: Uint8Array) => Promise<unknown>,
+    ) => {
+      if (!prepare) return observation;
+      const preparedScreenshot = await prepare(observation.screenshot);
+      prepared.push(preparedScreenshot);
+      return { ...observation, preparedScreenshot };
+    };
+    const env: RunEnvironment = {
+      ...base,
+      observe: async options =>
+        withPrepare(await base.observe(options), options?.prepareScreenshot),
+      step: async (action, options) => {
+        const result = await base.step(action, options);
+        return {
+          ...result,
+          observation: await withPrepare(result.observation, options.prepareScreenshot),
+        };
+      },
+      cursorPosition: async () => [640, 360],
+    };
+    const result = await runTask({
+      env,
+      agent,
+      task,
+      domain: 'os',
+      resultDir: join(tmp, 'run-prepared'),
+      settleSeconds: { afterSetup: 0, afterInjection: 0 },
+      record: false,
+    });
+    expect(result).toMatchObject({ steps: 2, done: true });
+    // the first observation, the key press, and DONE's observation
+    expect(prepared).toHaveLength(3);
+    expect(session.answered[0]).toEqual([
+      { callId: 'scripted-1-0', text: 'X=640,Y=360' },
+      { callId: 'scripted-1-1' },
+    ]);
+    // both turns used the screenshot prepared while observing
+    const log = JSON.parse(await readFile(join(tmp, 'run-prepared', 'better_log.json'), 'utf8'));
+    expect(log.params.native.prepared_screenshots).toBe(2);
   });
 });

@@ -4,6 +4,7 @@ import {
   ANTHROPIC_IMAGE_LIMITS,
   GEMINI_IMAGE_LIMITS,
   OPENAI_IMAGE_LIMITS,
+  budgetSizeFor,
   imageSizeFor,
   scalingFor,
   screenshotForModel,
@@ -103,7 +104,7 @@ describe('coordinates both ways', () => {
 });
 
 describe('screenshotForModel', () => {
-  it('downscales a 1920×1080 PNG to the vendor size (as JPEG) and keeps a small one as it is', async () => {
+  it('downscales a 1920×1080 PNG to the vendor size and keeps a full-size one at its size, as JPEG', async () => {
     const png = await sharp({
       create: { width: 1920, height: 1080, channels: 3, background: { r: 20, g: 120, b: 200 } },
     })
@@ -132,7 +133,39 @@ describe('screenshotForModel', () => {
       png,
       scalingFor({ width: 1920, height: 1080 }, GEMINI_IMAGE_LIMITS, true),
     );
-    expect(gemini).toEqual({ bytes: png, mediaType: 'image/png' });
-    expect(gemini.bytes).toBe(png); // no decode, no re-encode
+    // full size (Gemini): the same size, as JPEG (the request carries a third to a half of the bytes)
+    expect(gemini.mediaType).toBe('image/jpeg');
+    expect(await sharp(gemini.bytes).metadata()).toMatchObject({
+      width: 1920,
+      height: 1080,
+      format: 'jpeg',
+    });
+  });
+});
+
+describe('budgetSizeFor (zoom)', () => {
+  it('scales a region up or down to the largest size of its aspect ratio within the limits', () => {
+    // Anthropic: 1.15 MP binds for a small region (70×40 × 20.27)
+    expect(budgetSizeFor({ width: 70, height: 40 }, ANTHROPIC_IMAGE_LIMITS)).toEqual({
+      width: 1418,
+      height: 810,
+    });
+    // a wide strip: the long side (1568) binds
+    expect(budgetSizeFor({ width: 400, height: 20 }, ANTHROPIC_IMAGE_LIMITS)).toEqual({
+      width: 1568,
+      height: 78,
+    });
+    // the whole 1920×1080 screen comes down to the screenshot size
+    expect(budgetSizeFor({ width: 1920, height: 1080 }, ANTHROPIC_IMAGE_LIMITS)).toEqual(
+      imageSizeFor({ width: 1920, height: 1080 }, ANTHROPIC_IMAGE_LIMITS),
+    );
+    // no limits: the region's own size
+    expect(budgetSizeFor({ width: 70, height: 40 }, GEMINI_IMAGE_LIMITS)).toEqual({
+      width: 70,
+      height: 40,
+    });
+    expect(() => budgetSizeFor({ width: 0, height: 40 }, ANTHROPIC_IMAGE_LIMITS)).toThrow(
+      RangeError,
+    );
   });
 });

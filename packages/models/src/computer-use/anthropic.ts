@@ -120,7 +120,11 @@ export class AnthropicComputerUseSession implements ComputerUseSession {
     return this.call(signal);
   }
 
-  /** Every tool_use gets a tool_result (the API requires it); the screenshot goes with the last. */
+  /**
+   * Every tool_use gets a tool_result (the API requires it): an error as `is_error`, a call's own
+   * text or image (cursor position, zoom) as its content, `done` otherwise; the screenshot goes
+   * with the last call (after its own text; a zoom's image takes its place).
+   */
   next(
     outcomes: readonly CallOutcome[],
     screenshot: Screenshot,
@@ -130,6 +134,7 @@ export class AnthropicComputerUseSession implements ComputerUseSession {
     const results: Block[] = this.lastCalls.map((call, position) => {
       const outcome = byId.get(call.id);
       const last = position === this.lastCalls.length - 1;
+      const shot = outcome?.image ?? (last ? screenshot : undefined);
       if (outcome?.error !== undefined)
         return {
           type: 'tool_result',
@@ -139,10 +144,14 @@ export class AnthropicComputerUseSession implements ComputerUseSession {
             ? [{ type: 'text', text: outcome.error }, image(screenshot)]
             : outcome.error,
         };
+      const content: Block[] = [
+        ...(outcome?.text !== undefined ? [{ type: 'text', text: outcome.text }] : []),
+        ...(shot ? [image(shot)] : []),
+      ];
       return {
         type: 'tool_result',
         tool_use_id: call.id,
-        content: last ? [image(screenshot)] : 'done',
+        content: content.length > 0 ? content : 'done',
       };
     });
     this.messages.push({

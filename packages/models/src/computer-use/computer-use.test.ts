@@ -6,7 +6,7 @@ import {
 } from '@osharm/model-stand-in';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelError } from '@osharm/model-spec';
-import { computerUseVendor, createComputerUseSession } from './create-session';
+import { computerUseVendor, createComputerUseSession, geminiEnvironment } from './create-session';
 import { defaultToolVersion } from './tool-versions';
 
 const shot = { data: Buffer.from('png bytes of a screenshot').toString('base64') };
@@ -330,5 +330,32 @@ describe('screenshot format', () => {
     const body = JSON.stringify(standIn.calls[0]!.body);
     expect(body).toContain(marker);
     expect(body).not.toContain('image/png');
+  });
+});
+
+describe('Gemini environment', () => {
+  it('is the desktop from Gemini 3.5 on, the browser for the earlier computer-use models', () => {
+    expect(geminiEnvironment('gemini-2.5-computer-use-preview-10-2025')).toBe(
+      'ENVIRONMENT_BROWSER',
+    );
+    expect(geminiEnvironment('gemini-3-flash-preview')).toBe('ENVIRONMENT_BROWSER');
+    expect(geminiEnvironment('gemini-3.5-flash')).toBe('ENVIRONMENT_DESKTOP');
+    expect(geminiEnvironment('google/gemini-3.5-pro')).toBe('ENVIRONMENT_DESKTOP');
+    expect(geminiEnvironment('gemini-4-flash')).toBe('ENVIRONMENT_DESKTOP');
+  });
+
+  it.each([
+    ['gemini-3.5-flash', 'ENVIRONMENT_DESKTOP'],
+    ['gemini-2.5-computer-use-preview-10-2025', 'ENVIRONMENT_BROWSER'],
+  ] as const)('%s: the request declares %s', async (model, environment) => {
+    const standIn = await start(() => ({ text: 'Done.' }));
+    const session = createComputerUseSession(model, {
+      display,
+      apiKey: 'k',
+      baseURL: standIn.geminiBaseUrl,
+      maxRetries: 0,
+    });
+    await session.start('Look.', shot);
+    expect(standIn.calls[0]!.body.tools).toEqual([{ computerUse: { environment } }]);
   });
 });

@@ -3,7 +3,12 @@ import { AnthropicComputerUseSession } from './anthropic';
 import { GeminiComputerUseSession } from './gemini';
 import { OpenAIComputerUseSession } from './openai-responses';
 import type { ComputerUseSession, ComputerUseSettings, ComputerUseVendor } from './session';
-import { checkToolVersion, defaultToolVersion } from './tool-versions';
+import {
+  checkToolVersion,
+  defaultGeminiEnvironment,
+  defaultToolVersion,
+  type GeminiEnvironment,
+} from './tool-versions';
 
 /** The vendor of a model name, through the one router (`claude-*`, `gemini-*`, `google/…`, else OpenAI). */
 export function computerUseVendor(modelName: string): ComputerUseVendor {
@@ -32,4 +37,9 @@ export function createComputerUseSession(
   if (vendor === 'gemini')
     return new GeminiComputerUseSession(route.modelId, toolVersion, settings);
   return new OpenAIComputerUseSession(route.modelId, toolVersion, settings);
+}
+
+/** The Gemini computer-use environment for a model name (routed: `google/gemini-3.5-flash` too). */
+export function geminiEnvironment(modelName: string): GeminiEnvironment {
+  return defaultGeminiEnvironment(routeModel(modelName).modelId);
 }

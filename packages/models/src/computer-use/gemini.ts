@@ -9,6 +9,7 @@ import type { GoogleGenAI } from '@google/genai';
 import { geminiClient } from '../vendor-clients';
 import { toModelError } from '@osharm/model-spec';
 import { DEFAULT_KEEP_SCREENSHOTS, OMITTED_SCREENSHOT, pruneScreenshots } from './history-images';
+import { defaultGeminiEnvironment } from './tool-versions';
 import type {
   CallOutcome,
   ComputerUseCall,
@@ -76,7 +77,8 @@ export class GeminiComputerUseSession implements ComputerUseSession {
           tools: [
             {
               computerUse: {
-                environment: (gemini.environment ?? 'ENVIRONMENT_BROWSER') as never,
+                environment: (gemini.environment ??
+                  defaultGeminiEnvironment(this.modelId)) as never,
                 ...(gemini.excludedFunctions && {
                   excludedPredefinedFunctions: [...gemini.excludedFunctions],
                 }),

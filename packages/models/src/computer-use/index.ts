@@ -1,4 +1,4 @@
-export { computerUseVendor, createComputerUseSession } from './create-session';
+export { computerUseVendor, createComputerUseSession, geminiEnvironment } from './create-session';
 export { SAFETY_CHECK_POLICIES } from './session';
 export type {
   CallOutcome,
@@ -18,3 +18,4 @@ export {
   checkToolVersion,
   defaultToolVersion,
 } from './tool-versions';
+export type { GeminiEnvironment } from './tool-versions';

@@ -53,6 +53,10 @@ export interface CallOutcome {
   readonly error?: string;
   /** The pending safety checks of this call are acknowledged (policy `acknowledge`). */
   readonly acknowledgeSafetyChecks?: boolean;
+  /** The call's own text result (Anthropic `cursor_position`: `X=…,Y=…`). */
+  readonly text?: string;
+  /** The call's own image result (Anthropic `zoom`: the region); on the last call it takes the place of the turn's screenshot. */
+  readonly image?: Screenshot;
 }
 
 /** A screenshot as the model gets it (already downscaled to `display`). */
@@ -86,7 +90,7 @@ export interface ComputerUseSettings {
       readonly description: string;
       readonly parametersJsonSchema: unknown;
     }[];
-    /** @default 'ENVIRONMENT_BROWSER' (the one the computer-use models accept) */
+    /** @default by model: `ENVIRONMENT_DESKTOP` from Gemini 3.5 on, else `ENVIRONMENT_BROWSER` (`geminiEnvironment`) */
     readonly environment?: string;
   };
   /**

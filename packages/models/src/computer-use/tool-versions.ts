@@ -45,3 +45,20 @@ export function checkToolVersion(vendor: ComputerUseVendor, version: string): st
     );
   return version;
 }
+
+/** Gemini's computer-use environments (the `Environment` enum of `@google/genai`). */
+export type GeminiEnvironment = 'ENVIRONMENT_BROWSER' | 'ENVIRONMENT_DESKTOP';
+
+/**
+ * The computer-use environment for a Gemini model id: `ENVIRONMENT_DESKTOP` (OS-level actions:
+ * `click`, `type`, `hotkey`, …) from Gemini 3.5 on; the browser environment for the earlier
+ * computer-use models (the 2.5 preview, Gemini 3 previews), whose predefined functions are the
+ * browser set (`click_at`, `type_text_at`, …) and the only environment they take.
+ */
+export function defaultGeminiEnvironment(modelId: string): GeminiEnvironment {
+  const version = /^gemini-(\d+)(?:\.(\d+))?/.exec(modelId);
+  if (!version) return 'ENVIRONMENT_BROWSER';
+  const major = Number(version[1]);
+  const minor = Number(version[2] ?? 0);
+  return major > 3 || (major === 3 && minor >= 5) ? 'ENVIRONMENT_DESKTOP' : 'ENVIRONMENT_BROWSER';
+}
