@@ -243,13 +243,22 @@ class Deadline(Exception):
 
 
 class Walker:
-    def __init__(self, mode, deadline_s):
+    # For a11y_cells.py, which reads table cells on the walker's behalf (this file runs as __main__).
+    Deadline = Deadline
+    MAX_DEPTH = MAX_DEPTH
+    MAX_TABLE_CELLS = MAX_TABLE_CELLS
+    xml_name = staticmethod(_xml_name)
+
+    def __init__(self, mode, deadline_s, cell_reader="wire"):
         import pyatspi
         from gi.repository import Atspi
 
         self.pyatspi = pyatspi
         self.Atspi = Atspi
         self.showing_only = mode != "full"
+        # "wire": the cells of a large table are read in pipelined batches (a11y_cells.py);
+        # "atspi": one libatspi call at a time (the reference the wire reader is tested against).
+        self.cell_reader = cell_reader
         self.deadline = time.monotonic() + deadline_s
         self.nodes = 0
         self.truncated = False
@@ -259,8 +268,11 @@ class Walker:
 
     def check_deadline(self):
         if time.monotonic() > self.deadline:
-            self.truncated = True
-            raise Deadline()
+            self.cut()
+
+    def cut(self):
+        self.truncated = True
+        raise Deadline()
 
     def node_xml(self, node, depth, flag, out):
         """Appends the XML of `node` and its subtree to `out`."""
@@ -338,13 +350,19 @@ class Walker:
             raw_role = (node.get_role_name() or "").strip()
         except Exception:
             pass
-        tag = _xml_name((raw_role or "unknown").replace(" ", "-"))
         if not flag:
             if raw_role == "document spreadsheet":
                 flag = "calc"
             elif raw_role == "application" and name == "Thunderbird":
                 flag = "thunderbird"
+        self.element_xml(
+            raw_role, attributes, text, lambda: self.children_xml(node, depth, flag, raw_role, states, out), out
+        )
 
+    def element_xml(self, raw_role, attributes, text, children, out):
+        """Appends one element: its attributes (first of each key wins), text, and what `children()`
+        appends (it returns whether it appended anything)."""
+        tag = _xml_name((raw_role or "unknown").replace(" ", "-"))
         out.append("<" + tag)
         seen = set()
         for key, value in attributes:
@@ -357,7 +375,7 @@ class Walker:
         if text:
             out.append(_xml_text(text))
         try:
-            has_children = self.children_xml(node, depth, flag, raw_role, states, out)
+            has_children = children()
         except Deadline:
             # Keep what was collected: close this element, and let the callers close theirs.
             out.append("</%s>" % tag)
@@ -403,7 +421,6 @@ class Walker:
 
     def visible_cells_xml(self, node, depth, flag, out):
         pyatspi = self.pyatspi
-        Atspi = self.Atspi
         try:
             table = node.queryTable()
             x, y, w, h = node.queryComponent().getExtents(pyatspi.XY_SCREEN)
@@ -428,32 +445,51 @@ class Walker:
             return
         if last is None or last[0] < first[0] or last[1] < first[1]:
             last = (first[0] + 50, first[1] + 26)
+        cells = [(row, column) for row in range(first[0], last[0] + 1) for column in range(first[1], last[1] + 1)]
+        if self.cell_reader == "wire":
+            import a11y_cells
+
+            reader = a11y_cells.WireCells.open(self, node)
+            if reader is not None:
+                try:
+                    reader.cells_xml(cells, depth, flag, out)
+                finally:
+                    reader.close()
+                return
         emitted = 0
-        for row in range(first[0], last[0] + 1):
-            for column in range(first[1], last[1] + 1):
-                self.check_deadline()
-                if emitted >= MAX_TABLE_CELLS:
-                    return
-                try:
-                    # GI directly: pyatspi's wrapper adds ~0.2 ms a cell.
-                    cell = Atspi.Table.get_accessible_at(node, row, column)
-                except Exception:
-                    cell = None
-                if cell is None:
-                    continue
+        for row, column in cells:
+            self.check_deadline()
+            if emitted >= MAX_TABLE_CELLS:
+                return
+            if self.cell_xml(node, row, column, depth, flag, out):
                 emitted += 1
-                try:
-                    self.node_xml(cell, depth + 1, flag, out)
-                except Deadline:
-                    raise
-                except Exception:
-                    continue
+
+    def cell_xml(self, node, row, column, depth, flag, out):
+        """One cell read through libatspi, one call at a time; False when the table has no object there."""
+        try:
+            # GI directly: pyatspi's wrapper adds ~0.2 ms a cell.
+            cell = self.Atspi.Table.get_accessible_at(node, row, column)
+        except Exception:
+            cell = None
+        if cell is None:
+            return False
+        try:
+            self.node_xml(cell, depth + 1, flag, out)
+        except Deadline:
+            raise
+        except Exception:
+            pass
+        return True
 
 
 def accessibility(request):
     import pyatspi
 
-    walker = Walker(request.get("mode", "showing"), float(request.get("deadline_ms", 20000)) / 1000.0)
+    walker = Walker(
+        request.get("mode", "showing"),
+        float(request.get("deadline_ms", 20000)) / 1000.0,
+        "atspi" if request.get("cell_reader") == "atspi" else "wire",
+    )
     out = ["<desktop-frame"]
     for prefix, uri in NS:
         out.append(' xmlns:%s="%s"' % (prefix, uri))

@@ -37,6 +37,8 @@ const packageFiles = [
   'guest/sandbox-init.sh',
   'guest/sandbox-session.sh',
   'guest/desktop_helper.py',
+  'guest/a11y_cells.py',
+  'guest/atspi_wire.py',
   'guest/python/pyautogui/__init__.py',
   'guest/config/registrymodifications.xcu',
 ];

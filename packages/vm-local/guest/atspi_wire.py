@@ -1,0 +1,385 @@
+"""A minimal D-Bus client for pipelined AT-SPI reads (issue 16).
+
+libatspi makes one blocking round trip per property; soffice then wakes, answers one message and
+sleeps again, and its per-message cost (poll, context switches, libdbus, the GLib main loop) is
+most of the time a Calc cell takes. This client writes many calls at once on the application's own
+peer-to-peer socket (the one libatspi uses too) and collects the answers as they come, so soffice
+handles them in batches. It speaks only what the accessibility walker needs: method calls with
+`i`/`u`/`s` arguments, and replies of any signature (decoded into Python values).
+
+Every reply may come from a hostile process (any program of the desktop user can register as an
+accessible application): sizes are bounded, nesting is bounded, a malformed message ends the
+connection with WireError, and every read honours the caller's deadline.
+"""
+
+import functools
+import os
+import socket
+import struct
+import time
+
+MAX_MESSAGE = 16 * 1024 * 1024
+MAX_NESTING = 64
+
+
+class WireError(Exception):
+    """The connection failed or the peer sent something that is not D-Bus."""
+
+
+class CallError(Exception):
+    """The peer answered a call with a D-Bus error."""
+
+
+class Timeout(Exception):
+    """The caller's deadline passed while waiting for answers."""
+
+
+# --------------------------------------------------------------------------------------------
+# Marshalling (little endian)
+
+
+def _pad(buffer, alignment):
+    extra = -len(buffer) % alignment
+    if extra:
+        buffer += b"\0" * extra
+
+
+def _put_string(buffer, text):
+    data = text.encode("utf-8")
+    _pad(buffer, 4)
+    buffer += struct.pack("<I", len(data)) + data + b"\0"
+
+
+def _put_signature(buffer, signature):
+    data = signature.encode("ascii")
+    buffer += bytes((len(data),)) + data + b"\0"
+
+
+def _put_args(buffer, signature, args):
+    for code, value in zip(signature, args):
+        if code == "i":
+            _pad(buffer, 4)
+            buffer += struct.pack("<i", value)
+        elif code == "u":
+            _pad(buffer, 4)
+            buffer += struct.pack("<I", value)
+        elif code == "s":
+            _put_string(buffer, value)
+        else:
+            raise ValueError("unsupported argument type %r" % code)
+
+
+def method_call(serial, path, interface, member, signature="", args=()):
+    """The bytes of one method call (no destination: peer-to-peer)."""
+    fields = bytearray()
+    for code, kind, value in ((1, "o", path), (2, "s", interface), (3, "s", member)):
+        _pad(fields, 8)
+        fields += bytes((code, 1)) + kind.encode() + b"\0"
+        _put_string(fields, value)
+    if signature:
+        _pad(fields, 8)
+        fields += b"\x08\x01g\0"
+        _put_signature(fields, signature)
+    body = bytearray()
+    _put_args(body, signature, args)
+    message = bytearray(b"l\x01\x00\x01")
+    message += struct.pack("<III", len(body), serial, len(fields))
+    message += fields
+    _pad(message, 8)
+    message += body
+    return bytes(message)
+
+
+# --------------------------------------------------------------------------------------------
+# Unmarshalling
+
+
+_FIXED = {
+    "y": ("<B", 1), "b": ("<I", 4), "n": ("<h", 2), "q": ("<H", 2), "i": ("<i", 4), "u": ("<I", 4),
+    "x": ("<q", 8), "t": ("<Q", 8), "d": ("<d", 8), "h": ("<I", 4),
+}
+_ALIGN = {"y": 1, "g": 1, "v": 1, "n": 2, "q": 2, "b": 4, "i": 4, "u": 4, "h": 4, "s": 4, "o": 4, "a": 4,
+          "x": 8, "t": 8, "d": 8, "(": 8, "{": 8}
+
+
+def _complete_type(signature, start):
+    """End index (exclusive) of the single complete type at signature[start]."""
+    code = signature[start]
+    if code == "a":
+        return _complete_type(signature, start + 1)
+    if code in "({":
+        close = ")" if code == "(" else "}"
+        index = start + 1
+        while index < len(signature) and signature[index] != close:
+            index = _complete_type(signature, index)
+        if index >= len(signature):
+            raise WireError("unbalanced signature")
+        return index + 1
+    if code not in _ALIGN:
+        raise WireError("unknown type code %r" % code)
+    return start + 1
+
+
+@functools.lru_cache(maxsize=256)
+def _split(signature):
+    types, index = [], 0
+    while index < len(signature):
+        end = _complete_type(signature, index)
+        types.append(signature[index:end])
+        index = end
+    return tuple(types)
+
+
+class _Reader:
+    __slots__ = ("data", "offset", "end", "base")
+
+    def __init__(self, data, offset, end, base):
+        # Alignment counts from the start of the message (base), not of the buffer.
+        self.data, self.offset, self.end, self.base = data, offset, end, base
+
+    def align(self, alignment):
+        self.offset += -(self.offset - self.base) % alignment
+        if self.offset > self.end:
+            raise WireError("truncated message")
+
+    def read(self, kind, depth=0):
+        if depth > MAX_NESTING:
+            raise WireError("nesting too deep")
+        code = kind[0]
+        fixed = _FIXED.get(code)
+        if fixed is not None:
+            self.align(fixed[1])
+            if self.offset + fixed[1] > self.end:
+                raise WireError("truncated message")
+            (value,) = struct.unpack_from(fixed[0], self.data, self.offset)
+            self.offset += fixed[1]
+            return bool(value) if code == "b" else value
+        if code in "so":
+            self.align(4)
+            if self.offset + 4 > self.end:
+                raise WireError("truncated message")
+            (length,) = struct.unpack_from("<I", self.data, self.offset)
+            start = self.offset + 4
+            if start + length + 1 > self.end:
+                raise WireError("truncated message")
+            self.offset = start + length + 1
+            return self.data[start : start + length].decode("utf-8", "replace")
+        if code == "g":
+            if self.offset + 1 > self.end:
+                raise WireError("truncated message")
+            length = self.data[self.offset]
+            start = self.offset + 1
+            if start + length + 1 > self.end:
+                raise WireError("truncated message")
+            self.offset = start + length + 1
+            return self.data[start : start + length].decode("ascii", "replace")
+        if code == "v":
+            signature = self.read("g")
+            types = _split(signature)
+            if len(types) != 1:
+                raise WireError("bad variant signature")
+            return self.read(types[0], depth + 1)
+        if code == "a":
+            self.align(4)
+            if self.offset + 4 > self.end:
+                raise WireError("truncated message")
+            (length,) = struct.unpack_from("<I", self.data, self.offset)
+            self.offset += 4
+            element = kind[1:]
+            self.align(_ALIGN[element[0]])
+            stop = self.offset + length
+            if stop > self.end:
+                raise WireError("truncated message")
+            if element[0] == "{":
+                key_type, value_type = _split(element[1:-1])
+                pairs = []
+                while self.offset < stop:
+                    self.align(8)
+                    key = self.read(key_type, depth + 1)
+                    pairs.append((key, self.read(value_type, depth + 1)))
+                return pairs
+            items = []
+            while self.offset < stop:
+                items.append(self.read(element, depth + 1))
+            return items
+        if code == "(":
+            self.align(8)
+            return tuple(self.read(part, depth + 1) for part in _split(kind[1:-1]))
+        raise WireError("unexpected type %r" % kind)
+
+
+def _parse(data, offset, end):
+    """Decodes one whole message at data[offset:end] → (type, reply serial, error name, values)."""
+    if data[offset] != ord("l"):
+        raise WireError("big-endian messages are not supported")
+    kind = data[offset + 1]
+    body_length, _serial, fields_length = struct.unpack_from("<III", data, offset + 4)
+    reader = _Reader(data, offset + 16, offset + 16 + fields_length, offset)
+    reply_serial, error_name, signature = None, None, ""
+    while reader.offset < reader.end:
+        reader.align(8)
+        if reader.offset >= reader.end:
+            break
+        code = data[reader.offset]
+        reader.offset += 1
+        value = reader.read("v")
+        if code == 5:
+            reply_serial = value
+        elif code == 4:
+            error_name = value
+        elif code == 8:
+            signature = value
+    body_start = offset + 16 + fields_length + (-(16 + fields_length) % 8)
+    if body_start + body_length > end:
+        raise WireError("truncated message")
+    body = _Reader(data, body_start, body_start + body_length, offset)
+    values = [body.read(part) for part in _split(signature)] if signature else []
+    return kind, reply_serial, error_name, values
+
+
+# --------------------------------------------------------------------------------------------
+# Connection
+
+
+def _socket_address(address):
+    """The socket of a `unix:path=…` or `unix:abstract=…` D-Bus address, or None."""
+    for entry in address.split(";"):
+        if not entry.startswith("unix:"):
+            continue
+        keys = dict(part.split("=", 1) for part in entry[5:].split(",") if "=" in part)
+        if "path" in keys:
+            return _unescape(keys["path"])
+        if "abstract" in keys:
+            return "\0" + _unescape(keys["abstract"])
+    return None
+
+
+def _unescape(value):
+    out, index = bytearray(), 0
+    raw = value.encode()
+    while index < len(raw):
+        if raw[index] == ord("%") and index + 2 < len(raw):
+            out.append(int(raw[index + 1 : index + 3], 16))
+            index += 3
+        else:
+            out.append(raw[index])
+            index += 1
+    return out.decode()
+
+
+class Connection:
+    """One authenticated peer-to-peer connection; `call_many` pipelines calls on it."""
+
+    def __init__(self, address, deadline):
+        target = _socket_address(address)
+        if target is None:
+            raise WireError("unsupported D-Bus address")
+        self.deadline = deadline
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.buffer = bytearray()
+        self.serial = 0
+        try:
+            self._settimeout()
+            self.sock.connect(target)
+            uid = str(os.getuid()).encode().hex()
+            self.sock.sendall(b"\0AUTH EXTERNAL " + uid.encode() + b"\r\n")
+            line = self._line()
+            if not line.startswith(b"OK "):
+                raise WireError("authentication refused")
+            self.sock.sendall(b"BEGIN\r\n")
+        except (OSError, ValueError) as error:
+            self.close()
+            raise WireError(str(error))
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def _settimeout(self):
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise Timeout()
+        self.sock.settimeout(remaining)
+
+    def _recv(self):
+        self._settimeout()
+        try:
+            chunk = self.sock.recv(262144)
+        except socket.timeout:
+            raise Timeout()
+        if not chunk:
+            raise WireError("connection closed")
+        self.buffer += chunk
+
+    def _line(self):
+        while b"\r\n" not in self.buffer:
+            if len(self.buffer) > 4096:
+                raise WireError("bad authentication answer")
+            self._recv()
+        line, _, rest = bytes(self.buffer).partition(b"\r\n")
+        self.buffer = bytearray(rest)
+        return line
+
+    def call_many(self, calls):
+        """Sends every call at once, then reads until each has its answer.
+
+        calls: [(path, interface, member, signature, args)]. Returns a list in the same order whose
+        items are the reply's values (a list) or a CallError. Raises Timeout at the deadline and
+        WireError when the connection breaks (then the connection is unusable).
+        """
+        if not calls:
+            return []
+        first = self.serial + 1
+        payload = bytearray()
+        for path, interface, member, signature, args in calls:
+            self.serial += 1
+            payload += method_call(self.serial, path, interface, member, signature, args)
+        try:
+            self._settimeout()
+            self.sock.sendall(payload)
+        except socket.timeout:
+            raise Timeout()
+        except OSError as error:
+            raise WireError(str(error))
+        results = [None] * len(calls)
+        missing = len(calls)
+        data = self.buffer
+        offset = 0
+        while missing:
+            # Whole messages in the buffer first; then read more.
+            while len(data) - offset >= 16:
+                body_length, _serial, fields_length = struct.unpack_from("<III", data, offset + 4)
+                header = 16 + fields_length + (-(16 + fields_length) % 8)
+                total = header + body_length
+                if total > MAX_MESSAGE or data[offset + 3] != 1:
+                    raise WireError("bad message")
+                if len(data) - offset < total:
+                    break
+                try:
+                    kind, reply_serial, error_name, values = _parse(data, offset, offset + total)
+                except (struct.error, IndexError, UnicodeDecodeError, KeyError, ValueError) as error:
+                    raise WireError("bad message: %s" % error)
+                offset += total
+                if kind not in (2, 3) or reply_serial is None:
+                    continue  # signals and calls from the peer are not ours to answer
+                index = reply_serial - first
+                if 0 <= index < len(calls) and results[index] is None:
+                    results[index] = values if kind == 2 else CallError(error_name or "error")
+                    missing -= 1
+                if not missing:
+                    break
+            if not missing:
+                break
+            del data[:offset]
+            offset = 0
+            self.buffer = data
+            self._recv()
+            data = self.buffer
+        del data[:offset]
+        self.buffer = data
+        return results
