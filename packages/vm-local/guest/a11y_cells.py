@@ -49,15 +49,15 @@ def _detail_calls(path):
     )
 
 
-def _first(answer):
+def first(answer):
     """The first value of a reply, or None for an error reply or an empty one."""
     if isinstance(answer, Exception) or not answer:
         return None
     return answer[0]
 
 
-def _app_bus_address(node, deadline):
-    """The peer-to-peer address of the application owning `node` (what libatspi connects to)."""
+def app_bus_address(bus_name, deadline):
+    """The peer-to-peer address of the application `bus_name` (what libatspi connects to)."""
     from gi.repository import Gio, GLib
 
     timeout = max(1, int((deadline - time.monotonic()) * 1000))
@@ -73,7 +73,7 @@ def _app_bus_address(node, deadline):
     )
     try:
         return bus.call_sync(
-            node.app.bus_name, "/org/a11y/atspi/accessible/root", PREFIX + "Application",
+            bus_name, "/org/a11y/atspi/accessible/root", PREFIX + "Application",
             "GetApplicationBusAddress", None, GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, timeout, None,
         ).unpack()[0]
     finally:
@@ -81,33 +81,38 @@ def _app_bus_address(node, deadline):
 
 
 class WireCells:
-    """Reads the cells of one table for one walk."""
+    """Reads table cells on one connection for one walk.
+
+    fallback(row, column, depth, flag, out) reads one cell the libatspi way (returns whether the table
+    had an object there)."""
 
     # Per helper process: the attribute order for a key sequence and the names of a state set,
     # both pure functions of their keys.
     _orders = {}
     _states = {}
 
-    def __init__(self, walker, table, connection, bus_name):
+    def __init__(self, walker, connection, bus_name, fallback):
         self.walker = walker
-        self.table = table
         self.connection = connection
         self.bus_name = bus_name
-        self.path = table.path
+        self.fallback = fallback
 
     @classmethod
     def open(cls, walker, table):
-        """A reader for `table`, or None when its application cannot be reached this way (the walker
-        then reads the cells through libatspi)."""
+        """A reader for the libatspi table `table`, or None when its application cannot be reached
+        this way (the walker then reads the cells through libatspi)."""
         try:
             bus_name = table.app.bus_name
-            address = _app_bus_address(table, walker.deadline)
+            address = app_bus_address(bus_name, walker.deadline)
             connection = atspi_wire.Connection(address, walker.deadline)
-        except atspi_wire.Timeout:
-            return None
         except Exception:
             return None
-        return cls(walker, table, connection, bus_name)
+        return cls(
+            walker,
+            connection,
+            bus_name,
+            lambda row, column, depth, flag, out: walker.cell_xml(table, row, column, depth, flag, out),
+        )
 
     def close(self):
         self.connection.close()
@@ -118,8 +123,9 @@ class WireCells:
         except atspi_wire.Timeout:
             self.walker.cut()
 
-    def cells_xml(self, cells, depth, flag, out):
-        """Appends the elements of `cells` ([(row, column)]), at most walker.MAX_TABLE_CELLS of them."""
+    def cells_xml(self, table_path, cells, depth, flag, out):
+        """Appends the elements of the cells ([(row, column)]) of the table at `table_path`, at most
+        walker.MAX_TABLE_CELLS of them."""
         walker = self.walker
         emitted = 0
         for start in range(0, len(cells), BATCH):
@@ -127,10 +133,10 @@ class WireCells:
             if emitted >= walker.MAX_TABLE_CELLS:
                 return
             batch = cells[start : start + BATCH]
-            refs = self._call([(self.path, PREFIX + "Table", "GetAccessibleAt", "ii", cell) for cell in batch])
+            refs = self._call([(table_path, PREFIX + "Table", "GetAccessibleAt", "ii", cell) for cell in batch])
             found = []
             for cell, ref in zip(batch, refs):
-                ref = _first(ref)
+                ref = first(ref)
                 if not isinstance(ref, tuple) or len(ref) != 2 or ref[1] == NULL_PATH:
                     continue  # libatspi gives None for these: no element, not counted
                 found.append((cell, ref))
@@ -146,7 +152,7 @@ class WireCells:
                 try:
                     if bus == self.bus_name and self.leaf_xml(details, depth, out):
                         emitted += 1
-                    elif walker.cell_xml(self.table, cell[0], cell[1], depth, flag, out):
+                    elif self.fallback(cell[0], cell[1], depth, flag, out):
                         # Not a plain leaf of this application: read the libatspi way.
                         emitted += 1
                 except walker.Deadline:
@@ -161,23 +167,23 @@ class WireCells:
 
         walker = self.walker
         interfaces, accessible, state_bits, extents, text, value, role = details
-        interfaces = _first(interfaces)
+        interfaces = first(interfaces)
         if not isinstance(interfaces, list):
             return False
         interfaces = {name[len(PREFIX) :] for name in interfaces if isinstance(name, str) and name.startswith(PREFIX)}
         if "Action" in interfaces:
             return False
-        properties = dict(_first(accessible) or ())
+        properties = dict(first(accessible) or ())
         if "Attributes" not in properties or "Name" not in properties:
             return False
-        role = _first(role)
+        role = first(role)
         if not isinstance(role, int) or role == int(Atspi.Role.EXTENDED):
             return False
         try:
             raw_role = (Atspi.role_get_name(Atspi.Role(role)) or "").strip()
         except (ValueError, TypeError, OverflowError):
             return False
-        states = self.state_names(_first(state_bits))
+        states = self.state_names(first(state_bits))
         cut = walker.showing_only and raw_role not in ("application", "") and "showing" not in states
         if depth + 1 < walker.MAX_DEPTH and not cut:
             child_count = properties.get("ChildCount")
@@ -190,21 +196,21 @@ class WireCells:
         for key, item in self.ordered_attributes(properties["Attributes"]):
             if key:
                 attributes.append(("attr:" + walker.xml_name(key), item))
-        rect = _first(extents)
+        rect = first(extents)
         if "visible" in states and "showing" in states and "Component" in interfaces:
             if isinstance(rect, tuple) and len(rect) == 4:
                 attributes.append(("cp:screencoord", "(%d, %d)" % (rect[0], rect[1])))
                 attributes.append(("cp:size", "(%d, %d)" % (rect[2], rect[3])))
         content = ""
         if "Text" in interfaces:
-            content = _first(text)
+            content = first(text)
             content = content.replace("\ufffc", "").replace("\ufffd", "") if isinstance(content, str) else ""
         if "Image" in interfaces:
             attributes.append(("image", "true"))
         if "Selection" in interfaces:
             attributes.append(("selection", "true"))
         if "Value" in interfaces:
-            values = dict(_first(value) or ())
+            values = dict(first(value) or ())
             for key, property_name in VALUE_KEYS:
                 number = values.get(property_name)
                 if isinstance(number, float):
@@ -214,6 +220,7 @@ class WireCells:
         return True
 
     def state_names(self, bits):
+        """The walker's state names for a GetState answer, in libatspi's order (ascending bits)."""
         if not isinstance(bits, list):
             return ()
         key = tuple(bits)
@@ -231,13 +238,14 @@ class WireCells:
                 self._states[key] = names
         return names
 
-    def ordered_attributes(self, pairs):
+    @classmethod
+    def ordered_attributes(cls, pairs):
         """[(key, value)] in the order libatspi's GHashTable would list them."""
         if not isinstance(pairs, list):
             return []
         pairs = [pair for pair in pairs if isinstance(pair, tuple) and len(pair) == 2]
         keys = tuple(key for key, _ in pairs)
-        order = self._orders.get(keys)
+        order = cls._orders.get(keys)
         if order is None:
             from gi.repository import GLib
 
@@ -245,8 +253,8 @@ class WireCells:
             for key in keys:
                 table.insert_value(key, GLib.Variant("s", ""))
             order = tuple(table.end().keys())
-            if len(self._orders) < 1024:
-                self._orders[keys] = order
+            if len(cls._orders) < 1024:
+                cls._orders[keys] = order
         values = dict(pairs)
         return [(key, values[key]) for key in order]
 

@@ -246,6 +246,8 @@ class Walker:
     # For a11y_cells.py, which reads table cells on the walker's behalf (this file runs as __main__).
     Deadline = Deadline
     MAX_DEPTH = MAX_DEPTH
+    MAX_WIDTH = MAX_WIDTH
+    MAX_ENUMERABLE_CHILDREN = MAX_ENUMERABLE_CHILDREN
     MAX_TABLE_CELLS = MAX_TABLE_CELLS
     xml_name = staticmethod(_xml_name)
 
@@ -452,7 +454,7 @@ class Walker:
             reader = a11y_cells.WireCells.open(self, node)
             if reader is not None:
                 try:
-                    reader.cells_xml(cells, depth, flag, out)
+                    reader.cells_xml(node.path, cells, depth, flag, out)
                 finally:
                     reader.close()
                 return
@@ -505,7 +507,18 @@ def accessibility(request):
             app = desktop.getChildAtIndex(index)
             if app is None:
                 continue
-            walker.node_xml(app, 1, None, part)
+            tree = None
+            if walker.cell_reader == "wire":
+                import a11y_tree
+
+                tree = a11y_tree.WireTree.open(walker, app)
+            if tree is None:
+                walker.node_xml(app, 1, None, part)
+            else:
+                try:
+                    tree.app_xml(1, part)
+                finally:
+                    tree.close()
             out.extend(part)
         except Deadline:
             # The elements cut short were closed on the way out: the partial tree stays well formed.

@@ -1,7 +1,8 @@
-// The cells of a Calc sheet read in pipelined batches (guest/a11y_cells.py, issue 16) against the
-// walker's one-call-at-a-time libatspi path: the same XML, byte for byte, on a sheet with varied
-// content (formulas, formats, a merged cell, a note, borders and a shadow, a drop-down list, Unicode,
-// markup characters, two-line text, empty cells), and a cut walk that stays well formed.
+// The accessibility tree read in pipelined batches (guest/a11y_tree.py and a11y_cells.py, issue 16)
+// against the walker's one-call-at-a-time libatspi path: the same XML, byte for byte, with a Calc
+// sheet of varied content open (formulas, formats, a merged cell, a note, borders and a shadow, a
+// drop-down list, Unicode, markup characters, two-line text, empty cells) beside a gedit window (GTK
+// widgets with actions, text, values), in both walk modes; and a cut walk that stays well formed.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,12 +28,13 @@ async function walk(
   endpoint: GuestEndpoint,
   cellReader: 'wire' | 'atspi',
   deadlineMs = 60_000,
+  mode: 'showing' | 'full' = 'showing',
 ): Promise<Walk> {
   const result = await sh(
     endpoint,
     `cd /opt/osharm/vm-local/guest && /usr/bin/python3 -c "
 import json, sys, desktop_helper as d
-r = d.accessibility({'mode': 'showing', 'deadline_ms': ${deadlineMs}, 'cell_reader': '${cellReader}'})
+r = d.accessibility({'mode': '${mode}', 'deadline_ms': ${deadlineMs}, 'cell_reader': '${cellReader}'})
 sys.stdout.write(json.dumps(r))
 "`,
   );
@@ -63,12 +65,17 @@ function cells(xml: string): Map<string, string> {
   return found;
 }
 
-describe.skipIf(skipReason !== undefined)('the cells of a Calc sheet, read in batches', () => {
+describe.skipIf(skipReason !== undefined)('the accessibility tree, read in batches', () => {
   const provider = createLocalProvider({ accessibilityDeadlineMs: 60_000 });
   let endpoint: GuestEndpoint;
 
   beforeAll(async () => {
     endpoint = await provider.start();
+    await sh(endpoint, 'echo "some text" > /home/user/notes.txt');
+    await guestRequest(endpoint, '/setup/launch', {
+      method: 'POST',
+      json: { command: ['gedit', '/home/user/notes.txt'] },
+    });
     const fods = readFileSync(new URL('./__fixtures__/varied-sheet.fods', import.meta.url));
     const uploaded = await guestRequest(endpoint, '/setup/upload', {
       method: 'POST',
@@ -87,9 +94,12 @@ describe.skipIf(skipReason !== undefined)('the cells of a Calc sheet, read in ba
     });
     expect(opened.status).toBe(200);
     await waitFor(
-      async () => (await walk(endpoint, 'atspi')).xml.includes('>merged across two columns<'),
+      async () => {
+        const { xml } = await walk(endpoint, 'atspi');
+        return xml.includes('>merged across two columns<') && xml.includes('some text');
+      },
       60_000,
-      'the sheet in the tree',
+      'the sheet and gedit in the tree',
     );
   });
   afterAll(async () => {
@@ -119,6 +129,16 @@ describe.skipIf(skipReason !== undefined)('the cells of a Calc sheet, read in ba
     expect(byName.get('E2')).toContain('>Ünïcödé ✓ 漢字</table-cell>');
     expect(byName.get('E3')).toContain('>two\nlines</table-cell>');
     expect(byName.get('D3')).toMatch(/^<table-cell name="D3"[^>]*st:showing="true"[^>]*\/>$/);
+    expect(wire.xml).toContain('<application name="gedit"');
+    expect(wire.xml).toMatch(/act:[a-z]+_desc=/);
+  });
+
+  it('the same in the full mode (nodes that are not showing too)', async () => {
+    const atspi = await walk(endpoint, 'atspi', 60_000, 'full');
+    const wire = await walk(endpoint, 'wire', 60_000, 'full');
+    expect(atspi.truncated).toBe(false);
+    expect(wire.nodes).toBeGreaterThan((await walk(endpoint, 'wire')).nodes);
+    expect(wire.xml).toBe(atspi.xml);
   });
 
   it('a walk cut by its deadline keeps a well-formed partial tree and says so', async () => {

@@ -38,6 +38,7 @@ const packageFiles = [
   'guest/sandbox-session.sh',
   'guest/desktop_helper.py',
   'guest/a11y_cells.py',
+  'guest/a11y_tree.py',
   'guest/atspi_wire.py',
   'guest/python/pyautogui/__init__.py',
   'guest/config/registrymodifications.xcu',
