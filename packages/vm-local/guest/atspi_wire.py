@@ -69,12 +69,14 @@ def _put_args(buffer, signature, args):
             raise ValueError("unsupported argument type %r" % code)
 
 
-def method_call(serial, path, interface, member, signature="", args=()):
-    """The bytes of one method call (no destination: peer-to-peer)."""
+@functools.lru_cache(maxsize=256)
+def _call_tail(interface, member, signature, args):
+    """The header fields after the path (interface, member, signature) and the body: the same for
+    every object a question is asked of, so built once."""
     fields = bytearray()
-    for code, kind, value in ((1, "o", path), (2, "s", interface), (3, "s", member)):
+    for code, value in ((2, interface), (3, member)):
         _pad(fields, 8)
-        fields += bytes((code, 1)) + kind.encode() + b"\0"
+        fields += bytes((code, 1)) + b"s\0"
         _put_string(fields, value)
     if signature:
         _pad(fields, 8)
@@ -82,12 +84,18 @@ def method_call(serial, path, interface, member, signature="", args=()):
         _put_signature(fields, signature)
     body = bytearray()
     _put_args(body, signature, args)
-    message = bytearray(b"l\x01\x00\x01")
-    message += struct.pack("<III", len(body), serial, len(fields))
-    message += fields
-    _pad(message, 8)
-    message += body
-    return bytes(message)
+    return bytes(fields), bytes(body)
+
+
+def method_call(serial, path, interface, member, signature="", args=()):
+    """The bytes of one method call (no destination: peer-to-peer)."""
+    tail, body = _call_tail(interface, member, signature, tuple(args))
+    encoded = path.encode("utf-8")
+    # The path field first (code 1, type o), padded to 8 so the cached fields stay aligned.
+    fields = b"\x01\x01o\0" + struct.pack("<I", len(encoded)) + encoded + b"\0"
+    fields += b"\0" * (-len(fields) % 8) + tail
+    header = b"l\x01\x00\x01" + struct.pack("<III", len(body), serial, len(fields)) + fields
+    return header + b"\0" * (-len(header) % 8) + body
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,6 +230,14 @@ def _parse(data, offset, end):
             break
         code = data[reader.offset]
         reader.offset += 1
+        if code == 5 and data[reader.offset : reader.offset + 3] == b"\x01u\0":
+            # The reply serial, the field every answer has: signature "u", then the value at the
+            # next multiple of 4 (the field starts at a multiple of 8). Read without the generic reader.
+            if reader.offset + 7 > reader.end:
+                raise WireError("truncated message")
+            (reply_serial,) = struct.unpack_from("<I", data, reader.offset + 3)
+            reader.offset += 7
+            continue
         value = reader.read("v")
         if code == 5:
             reply_serial = value
