@@ -130,6 +130,9 @@ def _complete_type(signature, start):
 
 @functools.lru_cache(maxsize=256)
 def _split(signature):
+    """The complete types of a signature (D-Bus bounds: 255 characters, 32 levels of each nesting)."""
+    if len(signature) > 255 or signature.count("a") > 32 or signature.count("(") + signature.count("{") > 32:
+        raise WireError("signature too long or nested too deep")
     types, index = [], 0
     while index < len(signature):
         end = _complete_type(signature, index)
@@ -138,82 +141,129 @@ def _split(signature):
     return tuple(types)
 
 
-class _Reader:
-    __slots__ = ("data", "offset", "end", "base")
+# Decoders: decode(data, offset, base, end, depth) -> (value, offset after it). Alignment counts from
+# the start of the message (base), not of the buffer; nothing is read at or past `end`.
 
-    def __init__(self, data, offset, end, base):
-        # Alignment counts from the start of the message (base), not of the buffer.
-        self.data, self.offset, self.end, self.base = data, offset, end, base
 
-    def align(self, alignment):
-        self.offset += -(self.offset - self.base) % alignment
-        if self.offset > self.end:
+def _fixed_decoder(code):
+    fmt, size = _FIXED[code]
+    unpack = struct.Struct(fmt).unpack_from
+
+    def decode(data, offset, base, end, depth):
+        offset += -(offset - base) % size
+        if offset + size > end:
             raise WireError("truncated message")
+        (value,) = unpack(data, offset)
+        return (bool(value) if code == "b" else value), offset + size
 
-    def read(self, kind, depth=0):
+    return decode
+
+
+_U32 = struct.Struct("<I").unpack_from
+
+
+def _decode_string(data, offset, base, end, depth):
+    offset += -(offset - base) % 4
+    if offset + 4 > end:
+        raise WireError("truncated message")
+    (length,) = _U32(data, offset)
+    start = offset + 4
+    stop = start + length
+    if stop + 1 > end:
+        raise WireError("truncated message")
+    return data[start:stop].decode("utf-8", "replace"), stop + 1
+
+
+def _decode_signature(data, offset, base, end, depth):
+    if offset + 1 > end:
+        raise WireError("truncated message")
+    start = offset + 1
+    stop = start + data[offset]
+    if stop + 1 > end:
+        raise WireError("truncated message")
+    return data[start:stop].decode("ascii", "replace"), stop + 1
+
+
+def _decode_variant(data, offset, base, end, depth):
+    if depth > MAX_NESTING:
+        raise WireError("nesting too deep")
+    signature, offset = _decode_signature(data, offset, base, end, depth)
+    types = _split(signature)
+    if len(types) != 1:
+        raise WireError("bad variant signature")
+    return _decoder(types[0])(data, offset, base, end, depth + 1)
+
+
+def _array_decoder(element):
+    alignment = _ALIGN[element[0]]
+    if element[0] == "{":
+        parts = _split(element[1:-1])
+        if len(parts) != 2:
+            raise WireError("bad dict entry")
+        decode_key, decode_value = _decoder(parts[0]), _decoder(parts[1])
+    else:
+        decode_item = _decoder(element)
+
+    def decode(data, offset, base, end, depth):
         if depth > MAX_NESTING:
             raise WireError("nesting too deep")
-        code = kind[0]
-        fixed = _FIXED.get(code)
-        if fixed is not None:
-            self.align(fixed[1])
-            if self.offset + fixed[1] > self.end:
-                raise WireError("truncated message")
-            (value,) = struct.unpack_from(fixed[0], self.data, self.offset)
-            self.offset += fixed[1]
-            return bool(value) if code == "b" else value
-        if code in "so":
-            self.align(4)
-            if self.offset + 4 > self.end:
-                raise WireError("truncated message")
-            (length,) = struct.unpack_from("<I", self.data, self.offset)
-            start = self.offset + 4
-            if start + length + 1 > self.end:
-                raise WireError("truncated message")
-            self.offset = start + length + 1
-            return self.data[start : start + length].decode("utf-8", "replace")
-        if code == "g":
-            if self.offset + 1 > self.end:
-                raise WireError("truncated message")
-            length = self.data[self.offset]
-            start = self.offset + 1
-            if start + length + 1 > self.end:
-                raise WireError("truncated message")
-            self.offset = start + length + 1
-            return self.data[start : start + length].decode("ascii", "replace")
-        if code == "v":
-            signature = self.read("g")
-            types = _split(signature)
-            if len(types) != 1:
-                raise WireError("bad variant signature")
-            return self.read(types[0], depth + 1)
-        if code == "a":
-            self.align(4)
-            if self.offset + 4 > self.end:
-                raise WireError("truncated message")
-            (length,) = struct.unpack_from("<I", self.data, self.offset)
-            self.offset += 4
-            element = kind[1:]
-            self.align(_ALIGN[element[0]])
-            stop = self.offset + length
-            if stop > self.end:
-                raise WireError("truncated message")
-            if element[0] == "{":
-                key_type, value_type = _split(element[1:-1])
-                pairs = []
-                while self.offset < stop:
-                    self.align(8)
-                    key = self.read(key_type, depth + 1)
-                    pairs.append((key, self.read(value_type, depth + 1)))
-                return pairs
-            items = []
-            while self.offset < stop:
-                items.append(self.read(element, depth + 1))
-            return items
-        if code == "(":
-            self.align(8)
-            return tuple(self.read(part, depth + 1) for part in _split(kind[1:-1]))
-        raise WireError("unexpected type %r" % kind)
+        offset += -(offset - base) % 4
+        if offset + 4 > end:
+            raise WireError("truncated message")
+        (length,) = _U32(data, offset)
+        offset += 4
+        offset += -(offset - base) % alignment
+        stop = offset + length
+        if stop > end:
+            raise WireError("truncated message")
+        items = []
+        if element[0] == "{":
+            while offset < stop:
+                offset += -(offset - base) % 8
+                key, offset = decode_key(data, offset, base, stop, depth + 1)
+                value, offset = decode_value(data, offset, base, stop, depth + 1)
+                items.append((key, value))
+        else:
+            while offset < stop:
+                item, offset = decode_item(data, offset, base, stop, depth + 1)
+                items.append(item)
+        return items, offset
+
+    return decode
+
+
+def _struct_decoder(parts):
+    decoders = tuple(_decoder(part) for part in parts)
+
+    def decode(data, offset, base, end, depth):
+        if depth > MAX_NESTING:
+            raise WireError("nesting too deep")
+        offset += -(offset - base) % 8
+        values = []
+        for decode_part in decoders:
+            value, offset = decode_part(data, offset, base, end, depth + 1)
+            values.append(value)
+        return tuple(values), offset
+
+    return decode
+
+
+@functools.lru_cache(maxsize=256)
+def _decoder(kind):
+    code = kind[0]
+    if code in _FIXED:
+        return _fixed_decoder(code)
+    if code in "so":
+        return _decode_string
+    if code == "g":
+        return _decode_signature
+    if code == "v":
+        return _decode_variant
+    if code == "a":
+        return _array_decoder(kind[1:])
+    if code == "(":
+        return _struct_decoder(_split(kind[1:-1]))
+    raise WireError("unexpected type %r" % kind)
 
 
 def _parse(data, offset, end):
@@ -222,23 +272,27 @@ def _parse(data, offset, end):
         raise WireError("big-endian messages are not supported")
     kind = data[offset + 1]
     body_length, _serial, fields_length = struct.unpack_from("<III", data, offset + 4)
-    reader = _Reader(data, offset + 16, offset + 16 + fields_length, offset)
+    base = offset
+    position = offset + 16
+    fields_end = position + fields_length
+    if fields_end > end:
+        raise WireError("truncated message")
     reply_serial, error_name, signature = None, None, ""
-    while reader.offset < reader.end:
-        reader.align(8)
-        if reader.offset >= reader.end:
+    while position < fields_end:
+        position += -(position - base) % 8
+        if position >= fields_end:
             break
-        code = data[reader.offset]
-        reader.offset += 1
-        if code == 5 and data[reader.offset : reader.offset + 3] == b"\x01u\0":
+        code = data[position]
+        position += 1
+        if code == 5 and data[position : position + 3] == b"\x01u\0":
             # The reply serial, the field every answer has: signature "u", then the value at the
-            # next multiple of 4 (the field starts at a multiple of 8). Read without the generic reader.
-            if reader.offset + 7 > reader.end:
+            # next multiple of 4 (the field starts at a multiple of 8).
+            if position + 7 > fields_end:
                 raise WireError("truncated message")
-            (reply_serial,) = struct.unpack_from("<I", data, reader.offset + 3)
-            reader.offset += 7
+            (reply_serial,) = _U32(data, position + 3)
+            position += 7
             continue
-        value = reader.read("v")
+        value, position = _decode_variant(data, position, base, fields_end, 0)
         if code == 5:
             reply_serial = value
         elif code == 4:
@@ -246,10 +300,15 @@ def _parse(data, offset, end):
         elif code == 8:
             signature = value
     body_start = offset + 16 + fields_length + (-(16 + fields_length) % 8)
-    if body_start + body_length > end:
+    body_end = body_start + body_length
+    if body_end > end:
         raise WireError("truncated message")
-    body = _Reader(data, body_start, body_start + body_length, offset)
-    values = [body.read(part) for part in _split(signature)] if signature else []
+    values = []
+    position = body_start
+    if signature:
+        for part in _split(signature):
+            value, position = _decoder(part)(data, position, base, body_end, 0)
+            values.append(value)
     return kind, reply_serial, error_name, values
 
 
@@ -378,10 +437,10 @@ class Connection:
                     break
                 try:
                     kind, reply_serial, error_name, values = _parse(data, offset, offset + total)
-                except (struct.error, IndexError, UnicodeDecodeError, KeyError, ValueError) as error:
+                except (struct.error, IndexError, KeyError, ValueError, TypeError, RecursionError) as error:
                     raise WireError("bad message: %s" % error)
                 offset += total
-                if kind not in (2, 3) or reply_serial is None:
+                if kind not in (2, 3) or not isinstance(reply_serial, int):
                     continue  # signals and calls from the peer are not ours to answer
                 index = reply_serial - first
                 if 0 <= index < len(calls) and results[index] is None:

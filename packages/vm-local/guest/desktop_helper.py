@@ -17,6 +17,7 @@ and restarts a helper that misses its deadline.
 import ctypes
 import json
 import os
+import re
 import struct
 import sys
 import time
@@ -212,10 +213,13 @@ _XML_ESCAPES_ATTR = dict(_XML_ESCAPES_TEXT)
 _XML_ESCAPES_ATTR.update({ord('"'): "&quot;", ord("\n"): "&#10;", ord("\t"): "&#9;"})
 
 
+_XML_SUSPECT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
 def _xml_clean(value):
     """Drops characters XML 1.0 cannot carry (lxml would reject them)."""
     text = str(value)
-    if all(ch >= " " or ch in "\t\n\r" for ch in text) and "\ufffe" not in text and "\uffff" not in text:
+    if not _XML_SUSPECT.search(text):
         return text
     return "".join(
         ch for ch in text
@@ -231,10 +235,18 @@ def _xml_text(value):
     return _xml_clean(value).translate(_XML_ESCAPES_TEXT)
 
 
+_XML_NAMES = {}
+
+
 def _xml_name(name):
+    cleaned = _XML_NAMES.get(name)
+    if cleaned is not None:
+        return cleaned
     cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in name)
     if not cleaned or not (cleaned[0].isalpha() or cleaned[0] == "_"):
         cleaned = "_" + cleaned
+    if len(_XML_NAMES) < 4096:  # state, attribute, action and role names repeat
+        _XML_NAMES[name] = cleaned
     return cleaned
 
 
