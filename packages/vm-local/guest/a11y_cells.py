@@ -1,6 +1,6 @@
 """The visible cells of a large table (a Calc sheet), read in pipelined batches (issue 16).
 
-The walker in desktop_helper.py reads a node with about a dozen blocking libatspi calls; for the
+The walker in a11y_walk.py reads a node with about a dozen blocking libatspi calls; for the
 ≈ 1,350 cells of a full-screen sheet that is most of the walk, and most of soffice's share of it is
 the cost of waking up for each message. Here the same facts are asked for with fewer calls, many at
 a time, on the application's peer-to-peer socket (atspi_wire.py):

@@ -1,6 +1,6 @@
 """An application's accessibility tree read level by level in pipelined batches (issue 16).
 
-The walker in desktop_helper.py reads each node with blocking libatspi calls, one after the other.
+The walker in a11y_walk.py reads each node with blocking libatspi calls, one after the other.
 Here one application is read breadth first over its peer-to-peer socket (atspi_wire.py): every node
 of a level is asked the same questions at once, then the questions that depend on the answers
 (extents, text, values, actions, children), then the next level. The XML is then written depth first

@@ -37,6 +37,7 @@ const packageFiles = [
   'guest/sandbox-init.sh',
   'guest/sandbox-session.sh',
   'guest/desktop_helper.py',
+  'guest/a11y_walk.py',
   'guest/a11y_cells.py',
   'guest/a11y_tree.py',
   'guest/atspi_wire.py',
