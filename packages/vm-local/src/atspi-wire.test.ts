@@ -1,5 +1,5 @@
-// guest/atspi_wire.py, the D-Bus client of the batched accessibility walk, on crafted bytes: what it
-// writes is well-formed D-Bus, and what a hostile peer sends (truncated, oversized, too deeply nested,
+// guest/atspi_wire.py and dbus_codec.py, the D-Bus client of the batched accessibility walk, on crafted
+// bytes: what it writes is well-formed D-Bus, and what a hostile peer sends (truncated, oversized, too deeply nested,
 // garbage) ends in WireError instead of a hang or a crash. Runs Debian's python3 on the host, as the
 // guest does (the real conversation with soffice is in a11y-cells.test.ts).
 import { execFileSync } from 'node:child_process';
@@ -26,7 +26,7 @@ describe.skipIf(!existsSync(python))('atspi_wire', () => {
 import atspi_wire as w
 m = w.method_call(7, '/org/a11y/atspi/accessible/12', 'org.a11y.atspi.Table', 'GetAccessibleAt', 'ii', (3, -4))
 # Read back with the reply reader (same header layout; the body follows the signature field).
-kind, _, _, values = w._parse(bytearray(m), 0, len(m))
+kind, _, _, values = w.parse(bytearray(m), 0, len(m))
 import struct
 print(kind, struct.unpack_from('<I', m, 8)[0], values, m[:4] == b'l\\x01\\x00\\x01')
 `);
@@ -63,8 +63,8 @@ a = reply(1, 'a{sv}', bytes(body))
 b = reply(2, '(iiii)', struct.pack('<iiii', 41, 157, 39, 17))
 for pad in (0, 1, 3, 5):
     data = bytearray(b'\\xff' * pad) + a + b
-    first = w._parse(data, pad, pad + len(a))
-    second = w._parse(data, pad + len(a), len(data))
+    first = w.parse(data, pad, pad + len(a))
+    second = w.parse(data, pad + len(a), len(data))
     print(pad, first[1], first[3], second[1], second[3])
 `);
     expect(out.split('\n')).toEqual(
@@ -92,7 +92,7 @@ cases = {
 }
 for name, data in cases.items():
     try:
-        w._parse(data, 0, len(data))
+        w.parse(data, 0, len(data))
         print(name, 'accepted')
     except w.WireError:
         print(name, 'WireError')

@@ -41,6 +41,7 @@ const packageFiles = [
   'guest/a11y_cells.py',
   'guest/a11y_tree.py',
   'guest/atspi_wire.py',
+  'guest/dbus_codec.py',
   'guest/python/pyautogui/__init__.py',
   'guest/config/registrymodifications.xcu',
 ];
