@@ -56,28 +56,31 @@ def first(answer):
     return answer[0]
 
 
+_a11y_bus = []  # the helper's connection to the accessibility bus, kept between walks
+
+
 def app_bus_address(bus_name, deadline):
     """The peer-to-peer address of the application `bus_name` (what libatspi connects to)."""
     from gi.repository import Gio, GLib
 
     timeout = max(1, int((deadline - time.monotonic()) * 1000))
-    session = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-    address = session.call_sync(
-        "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", None, GLib.VariantType("(s)"),
-        Gio.DBusCallFlags.NONE, timeout, None,
-    ).unpack()[0]
-    bus = Gio.DBusConnection.new_for_address_sync(
-        address,
-        Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
-        None, None,
-    )
-    try:
-        return bus.call_sync(
-            bus_name, "/org/a11y/atspi/accessible/root", PREFIX + "Application",
-            "GetApplicationBusAddress", None, GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, timeout, None,
+    if not _a11y_bus or _a11y_bus[0].is_closed():
+        session = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+        address = session.call_sync(
+            "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", None, GLib.VariantType("(s)"),
+            Gio.DBusCallFlags.NONE, timeout, None,
         ).unpack()[0]
-    finally:
-        bus.close_sync(None)
+        _a11y_bus[:] = [
+            Gio.DBusConnection.new_for_address_sync(
+                address,
+                Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+                None, None,
+            )
+        ]
+    return _a11y_bus[0].call_sync(
+        bus_name, "/org/a11y/atspi/accessible/root", PREFIX + "Application",
+        "GetApplicationBusAddress", None, GLib.VariantType("(s)"), Gio.DBusCallFlags.NONE, timeout, None,
+    ).unpack()[0]
 
 
 class WireCells:

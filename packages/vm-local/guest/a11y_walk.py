@@ -94,6 +94,7 @@ class Walker:
         self.deadline = time.monotonic() + deadline_s
         self.nodes = 0
         self.truncated = False
+        self.batched = 0  # applications read in batches (a11y_tree.py), for tests and benchmarks
         self.state_names = {}
         for number, name in pyatspi.StateType._enum_lookup.items():
             self.state_names[number] = name.split("_", 1)[1].lower() if "_" in name else name.lower()
@@ -345,6 +346,7 @@ def accessibility(request):
             if tree is None:
                 walker.node_xml(app, 1, None, part)
             else:
+                walker.batched += 1
                 try:
                     tree.app_xml(1, part)
                 finally:
@@ -357,4 +359,4 @@ def accessibility(request):
         except Exception:
             continue
     out.append("</desktop-frame>")
-    return {"xml": "".join(out), "nodes": walker.nodes, "truncated": walker.truncated}
+    return {"xml": "".join(out), "nodes": walker.nodes, "truncated": walker.truncated, "batched": walker.batched}
