@@ -284,11 +284,16 @@ class Walker:
 
             reader = a11y_cells.WireCells.open(self, node)
             if reader is not None:
+                before, nodes = len(out), self.nodes
                 try:
                     reader.cells_xml(node.path, cells, depth, flag, out)
+                    return
+                except a11y_cells.atspi_wire.WireError:
+                    # The connection broke: read the cells the libatspi way.
+                    del out[before:]
+                    self.nodes = nodes
                 finally:
                     reader.close()
-                return
         emitted = 0
         for row, column in cells:
             self.check_deadline()
@@ -343,14 +348,19 @@ def accessibility(request):
                 import a11y_tree
 
                 tree = a11y_tree.WireTree.open(walker, app)
-            if tree is None:
-                walker.node_xml(app, 1, None, part)
-            else:
-                walker.batched += 1
+            if tree is not None:
+                nodes = walker.nodes
                 try:
                     tree.app_xml(1, part)
+                    walker.batched += 1
+                except a11y_tree.atspi_wire.WireError:
+                    # The connection broke: read the application the libatspi way.
+                    part, walker.nodes = [], nodes
+                    walker.node_xml(app, 1, None, part)
                 finally:
                     tree.close()
+            else:
+                walker.node_xml(app, 1, None, part)
             out.extend(part)
         except Deadline:
             # The elements cut short were closed on the way out: the partial tree stays well formed.
