@@ -37,6 +37,11 @@ const packageFiles = [
   'guest/sandbox-init.sh',
   'guest/sandbox-session.sh',
   'guest/desktop_helper.py',
+  'guest/a11y_walk.py',
+  'guest/a11y_cells.py',
+  'guest/a11y_tree.py',
+  'guest/atspi_wire.py',
+  'guest/dbus_codec.py',
   'guest/python/pyautogui/__init__.py',
   'guest/config/registrymodifications.xcu',
 ];

@@ -144,7 +144,7 @@ export async function waitFor<T>(
 export async function convertInside(
   endpoint: GuestEndpoint,
   source: string,
-  format: 'docx' | 'xlsx',
+  format: 'docx' | 'xlsx' | 'ods',
 ): Promise<void> {
   const result = await sh(
     endpoint,
