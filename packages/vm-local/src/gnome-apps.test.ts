@@ -199,6 +199,25 @@ describe.skipIf(gnomeSkip !== undefined)('GNOME Settings and Disks on the local 
     );
     expect(free.output).toContain('GONE');
 
+    // The other changes work on the model too (polkit keeps the authorization: no dialog now).
+    const udisks = (path: string, method: string, args: string) =>
+      `gdbus call --system --dest org.freedesktop.UDisks2 --object-path /org/freedesktop/UDisks2/block_devices/${path} --method org.freedesktop.UDisks2.${method} ${args}`;
+    const changed = await sh(
+      endpoint,
+      [
+        udisks('sda', 'PartitionTable.CreatePartition', "2097152 0 '' '' {}"),
+        udisks('sda2', 'Block.Format', `vfat "{'label': <'DATA'>}"`),
+        udisks('sda3', 'Partition.Resize', '10000000000 {}'),
+        `${udisks('sda3', 'Filesystem.Unmount', '{}')} 2>&1`,
+        udisks('sda2', 'Block.Rescan', '{}') + ' >/dev/null',
+        `gdbus call --system --dest org.freedesktop.UDisks2 --object-path /org/freedesktop/UDisks2 --method org.freedesktop.DBus.ObjectManager.GetManagedObjects | grep -o "'IdLabel': <'DATA'>\\|'Size': <uint64 10000000000>" | sort -u`,
+      ].join('; '),
+    );
+    expect(changed.output).toContain("objectpath '/org/freedesktop/UDisks2/block_devices/sda2'");
+    expect(changed.output).toContain('Error unmounting /dev/sda3: target is busy');
+    expect(changed.output).toContain("'IdLabel': <'DATA'>");
+    expect(changed.output).toContain("'Size': <uint64 10000000000>");
+
     const calls = (await provider.systemCalls()).filter(call => call.service !== 'accounts');
     expect(calls.map(call => [call.service, call.call, call.args[0], call.outcome])).toEqual(
       expect.arrayContaining([
@@ -211,6 +230,15 @@ describe.skipIf(gnomeSkip !== undefined)('GNOME Settings and Disks on the local 
         ['udisks', 'Filesystem.Unmount', '/dev/sda2', 'done'],
         ['polkit', 'org.freedesktop.udisks2.modify-device-system', 'system-bus-name', 'granted'],
         ['udisks', 'Partition.Delete', '/dev/sda2', 'done'],
+        ['udisks', 'PartitionTable.CreatePartition', '/dev/sda', 'done'],
+        ['udisks', 'Block.Format', '/dev/sda2', 'done'],
+        ['udisks', 'Partition.Resize', '/dev/sda3', 'done'],
+        [
+          'udisks',
+          'Filesystem.Unmount',
+          '/dev/sda3',
+          'failed: Error unmounting /dev/sda3: target is busy',
+        ],
       ]),
     );
   });
