@@ -26,6 +26,8 @@ const RELATED_NAMES: Readonly<Record<LocalApp, string | undefined>> = {
   thunderbird: 'thunderbird',
   gimp: 'gimp',
   vlc: 'vlc',
+  settings: 'settings',
+  disks: 'disks',
 };
 
 /** What the local desktop of this host has (files only; computed once per process). */

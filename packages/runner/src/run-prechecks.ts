@@ -128,9 +128,16 @@ const DOMAIN_APPS: Readonly<Record<string, LocalApp>> = {
   vlc: 'vlc',
 };
 
+/** Applications a task names in `related_apps` that only some desktops have (GNOME's own tools). */
+const RELATED_APPS: Readonly<Record<string, LocalApp>> = {
+  settings: 'settings',
+  disks: 'disks',
+};
+
 /**
  * The local desktop's programs for the selected runs: the desktop itself and each application
- * their domains need (`osharm env up` passes none: the default desktop). One message naming every
+ * their domains need, and GNOME Settings / Disks when a task names them in `related_apps`
+ * (`osharm env up` passes none: the default desktop). One message naming every
  * missing program and its Debian package.
  * @throws {RunOptionsError} when something is missing.
  */
@@ -139,6 +146,9 @@ export function checkLocalDesktop(runs: readonly PlannedRun[]): void {
   for (const run of runs) {
     const app = DOMAIN_APPS[run.task.domain];
     if (app) apps.add(app);
+    for (const related of run.task.config.related_apps ?? []) {
+      if (RELATED_APPS[related]) apps.add(RELATED_APPS[related]);
+    }
   }
   const requirements = checkLocalDesktopRequirements({ apps: [...apps] });
   if (requirements.ok) return;

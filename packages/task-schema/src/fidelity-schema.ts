@@ -44,6 +44,19 @@ export const fidelityRecordSchema = z.object({
   }),
   /** Applications the task uses that this desktop does not have (names as in `related_apps`). */
   apps_missing: z.array(z.string()),
+  /**
+   * GNOME Settings and Disks (front ends of system D-Bus services). `vm`: upstream's VM;
+   * settings `real`: the real accounts-daemon as root of the desktop's nested user namespace, with
+   * osharm's polkit stand-in; disks `simulated`: GNOME Disks on osharm's UDisks2 stand-in (the same
+   * view and actions as upstream's, applied to a model of its disk) — both count as faithful;
+   * `missing`: not on this desktop. Absent in records written before these existed.
+   */
+  system_apps: z
+    .object({
+      settings: z.enum(['vm', 'real', 'missing', 'not-used']),
+      disks: z.enum(['vm', 'simulated', 'missing', 'not-used']),
+    })
+    .optional(),
   setup: z.object({
     /** False: the setup failed (the run never reached its first observation). */
     completed: z.boolean(),

@@ -100,18 +100,50 @@ describe('fidelityRecord', () => {
     ).toEqual([]);
   });
 
-  it('missing apps, GNOME-only apps and an unfinished setup are reasons', () => {
+  it('missing apps, GNOME apps not installed and an unfinished setup are reasons', () => {
     const gimp = fidelityRecord(base({ domain: 'gimp', installedApps: ['terminal'] }));
     expect(fidelityRecord(base({ task: task([], { related_apps: ['os'] }) })).faithful).toBe(true);
     expect(gimp.apps_missing).toEqual(['gimp']);
     const settings = fidelityRecord(base({ task: task([], { related_apps: ['settings'] }) }));
     expect(settings.reasons).toEqual(['GNOME Settings is not on this desktop']);
-    expect(settings.notes.join('\n')).toMatch(/accountsservice/);
+    expect(settings.system_apps).toEqual({ settings: 'missing', disks: 'not-used' });
     const disks = fidelityRecord(base({ task: task([], { related_apps: ['disks'] }) }));
     expect(disks.reasons).toEqual(['GNOME Disks is not on this desktop']);
-    expect(disks.notes.join('\n')).toMatch(/udisks2/);
+    expect(disks.system_apps).toEqual({ settings: 'not-used', disks: 'missing' });
     const failed = fidelityRecord(base({ setup: undefined }));
     expect(failed).toMatchObject({ faithful: false, setup: { completed: false } });
+  });
+
+  it('GNOME Settings and Disks on the embedded desktop are faithful (Disks simulated, with a note); not in the container image', () => {
+    const installedApps = [...ALL_APPS, 'settings', 'disks'];
+    const settings = fidelityRecord(
+      base({ task: task([], { related_apps: ['settings'] }), installedApps }),
+    );
+    expect(settings).toMatchObject({
+      faithful: true,
+      apps_missing: [],
+      system_apps: { settings: 'real', disks: 'not-used' },
+    });
+    expect(settings.notes.join('\n')).toMatch(/accounts-daemon.*nested user namespace/);
+    expect(fidelityRecordSchema.parse(settings)).toEqual(settings);
+    const disks = fidelityRecord(
+      base({ task: task([], { related_apps: ['disks'] }), installedApps }),
+    );
+    expect(disks).toMatchObject({ faithful: true, system_apps: { disks: 'simulated' } });
+    expect(disks.notes.join('\n')).toMatch(/UDisks2 stand-in/);
+    const container = fidelityRecord(
+      base({ task: task([], { related_apps: ['disks'] }), installedApps, provider: 'podman' }),
+    );
+    expect(container.reasons).toEqual(['GNOME Disks is not on this desktop']);
+    expect(container.notes.join('\n')).toMatch(/embedded desktop only/);
+    const vm = fidelityRecord(
+      base({
+        task: task([], { related_apps: ['settings', 'disks'] }),
+        provider: 'vmware',
+        installedApps: undefined,
+      }),
+    );
+    expect(vm).toMatchObject({ faithful: true, system_apps: { settings: 'vm', disks: 'vm' } });
   });
 
   it('a failed activate_window is benign only when the window is in the first observation', () => {

@@ -130,23 +130,19 @@ const UPSTREAM_FAILURES: readonly { task: RegExp; stepType: string }[] = [
   { task: /^___shell_script_permissions/, stepType: 'activate_window' },
 ];
 
-/** Applications the local desktop cannot have (upstream's GNOME tools). */
+/** Upstream's GNOME tools, which need a system D-Bus and its root daemons. */
 const GNOME_ONLY: Readonly<Record<string, string>> = {
   settings: 'GNOME Settings',
   disks: 'GNOME Disks',
 };
 
 /**
- * Why the local desktop cannot have them: Debian packages them (gnome-control-center,
- * gnome-disk-utility), but what the tasks use (Users, Disks) is a front end of a root system
- * daemon on the system D-Bus, which an unprivileged sandbox cannot run.
+ * Why the container image does not count as having them: the embedded desktop gives them their
+ * system bus, accounts-daemon as root of its nested user namespace and the UDisks2 stand-in; the
+ * container image has the same scripts but no nested namespaces were checked there.
  */
-const GNOME_ONLY_WHY: Readonly<Record<string, string>> = {
-  settings:
-    "GNOME Settings' Users panel needs accountsservice and polkit on a system D-Bus (root daemons); the sandbox has neither",
-  disks:
-    'GNOME Disks needs udisks2 (a root daemon on the system D-Bus with the block devices); the sandbox has neither',
-};
+const GNOME_ONLY_WHY =
+  "GNOME Settings' Users panel and GNOME Disks were checked on the embedded desktop only (the container image's system bus, accounts-daemon and UDisks2 stand-in are not)";
 
 /** Window names upstream's apps have, and the names the local desktop's builds show instead. */
 const WINDOW_ALIASES: Readonly<Record<string, readonly string[]>> = {
@@ -239,12 +235,29 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
   }
 
   const installed = new Set(input.installedApps ?? apps);
+  const container = local && input.provider !== 'local';
   const missing = apps.filter(app =>
-    local && GNOME_ONLY[app] ? true : app !== 'vscode' && !installed.has(app),
+    container && GNOME_ONLY[app] ? true : app !== 'vscode' && !installed.has(app),
   );
   for (const app of missing) {
     reasons.push(`${GNOME_ONLY[app] ?? app} is not on this desktop`);
-    if (local && GNOME_ONLY_WHY[app]) notes.push(GNOME_ONLY_WHY[app]);
+  }
+  if (container && missing.some(app => GNOME_ONLY[app])) notes.push(GNOME_ONLY_WHY);
+  const systemKind = (app: 'settings' | 'disks', localKind: 'real' | 'simulated') =>
+    !apps.includes(app) ? 'not-used' : missing.includes(app) ? 'missing' : local ? localKind : 'vm';
+  const systemApps = {
+    settings: systemKind('settings', 'real'),
+    disks: systemKind('disks', 'simulated'),
+  } as const;
+  if (systemApps.settings === 'real') {
+    notes.push(
+      "GNOME Settings' Users panel: the real accounts-daemon, as root of the desktop's nested user namespace (users it adds exist there only); polkit's decisions and its password dialog are osharm's stand-in",
+    );
+  }
+  if (systemApps.disks === 'simulated') {
+    notes.push(
+      "GNOME Disks shows the UDisks2 stand-in's disk (upstream's layout: BIOS boot, 537 MB FAT EFI partition, ext4 root); its changes apply to that model only, nothing is written to a disk",
+    );
   }
 
   const warnings = (input.setup?.warnings ?? []).map(warning => judgeWarning(warning, input));
@@ -294,6 +307,7 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     network: { mode: network, live_web_urls: urls },
     sudo: { used: sudoUsed, mode: sudoMode },
     apps_missing: missing,
+    system_apps: systemApps,
     setup: { completed: input.setup !== undefined, warnings },
     assets: { downloads: downloads.length, origins, missing: missingDownloads },
     ...(injection && { injection }),

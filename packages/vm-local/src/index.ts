@@ -4,6 +4,7 @@
 export { createLocalProvider, LocalProvider } from './local-provider';
 export type { LocalProviderSettings } from './local-provider';
 export type { SudoAttempt, SudoOutcome } from './sandbox-sudo-log';
+export type { SystemServiceCall } from './sandbox-system-log';
 export { capacityWarning, DESKTOP_MEMORY_BUDGET_MB, localDesktopCapacity } from './local-capacity';
 export type { DesktopCapacity } from './local-capacity';
 export { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';

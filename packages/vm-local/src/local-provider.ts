@@ -7,6 +7,7 @@ import { defaultResourceLimits } from './sandbox-limits';
 import { recordingSettings, type RecordingSettings } from './guest-recording';
 import type { RunningSandbox } from './local-sandbox';
 import type { SudoAttempt } from './sandbox-sudo-log';
+import type { SystemServiceCall } from './sandbox-system-log';
 
 /** Settings of {@link createLocalProvider}. Every field is optional. */
 export interface LocalProviderSettings {
@@ -143,6 +144,17 @@ export class LocalProvider implements VmProviderV1 {
    */
   async sudoAttempts(): Promise<SudoAttempt[]> {
     return this.sandbox ? this.sandbox.sudoAttempts() : [];
+  }
+
+  /**
+   * What the desktop's system services were asked to do since it started: polkit decisions, the
+   * account tools accounts-daemon ran (GNOME Settings' Users panel), the UDisks2 stand-in's calls
+   * (GNOME Disks) — docs "GNOME Settings and Disks". Empty when no sandbox runs; read before
+   * `revert()`.
+   * @throws {Error} when the desktop has ended by itself (the record lived inside it).
+   */
+  async systemCalls(): Promise<SystemServiceCall[]> {
+    return this.sandbox ? this.sandbox.systemCalls() : [];
   }
 
   /** The last 64 KiB the sandbox printed (Xvfb, D-Bus, guest server), for diagnostics. */

@@ -11,7 +11,9 @@ export type LocalApp =
   | 'chromium'
   | 'thunderbird'
   | 'gimp'
-  | 'vlc';
+  | 'vlc'
+  | 'settings'
+  | 'disks';
 
 /** One missing program and the Debian package that provides it. */
 export interface MissingRequirement {
@@ -67,6 +69,10 @@ export const localAppPrograms: Readonly<Record<LocalApp, readonly [string, strin
   thunderbird: ['thunderbird', 'thunderbird'],
   gimp: ['gimp', 'gimp'],
   vlc: ['vlc', 'vlc'],
+  // GNOME Settings (its Users panel needs accounts-daemon) and GNOME Disks (the UDisks2 stand-in
+  // of guest/system serves it): docs/packages/vm-local.md, "GNOME Settings and Disks".
+  settings: ['gnome-control-center', 'gnome-control-center accountsservice'],
+  disks: ['gnome-disks', 'gnome-disk-utility'],
 };
 
 /** The applications the default desktop requires (the others are used when installed). */

@@ -20,6 +20,8 @@ import type { SandboxNetwork } from './sandbox-network';
 import { createStateDir, reapStaleStateDirs } from './sandbox-state';
 import { readSudoLog } from './sandbox-sudo-log';
 import type { SudoAttempt } from './sandbox-sudo-log';
+import { readSystemLog } from './sandbox-system-log';
+import type { SystemServiceCall } from './sandbox-system-log';
 import type { RecordingSettings } from './guest-recording';
 
 /** Ports inside the sandbox that get a host-side TCP bridge. */
@@ -65,6 +67,7 @@ export interface RunningSandbox {
   /** The last lines the sandbox wrote to stdout/stderr. */
   logTail(): string;
   sudoAttempts(): Promise<SudoAttempt[]>;
+  systemCalls(): Promise<SystemServiceCall[]>;
   /** True once the sandbox has exited (crashed or stopped). */
   readonly exited: boolean;
   /** Kills everything inside and removes the host-side state. Idempotent. */
@@ -339,6 +342,11 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       if (exited || destroyed)
         return Promise.reject(new Error('the desktop has ended; its sudo record went with it'));
       return readSudoLog(channelEndpoint);
+    },
+    systemCalls: () => {
+      if (exited || destroyed)
+        return Promise.reject(new Error('the desktop has ended; its system log went with it'));
+      return readSystemLog(channelEndpoint);
     },
     destroy,
   };

@@ -17,7 +17,7 @@ const sudoOutcomeNames = [
 ] as const;
 const sudoOutcomes: ReadonlySet<string> = new Set(sudoOutcomeNames);
 
-/** The largest sudo log the host reads back. */
+/** The largest record (sudo log, system log) the host reads back. */
 const sudoLogCapBytes = 1024 * 1024;
 
 /** How a `sudo` / `su` invocation ended (the stand-ins' record; see docs "sudo"). */
@@ -42,14 +42,19 @@ export interface SudoAttempt {
 }
 
 /**
- * Reads the sudo log the stand-in keeps inside the sandbox (on /run's tmpfs), through the guest
- * channel, capped at 1 MiB. The agent can rewrite it, as it could any file of the desktop user.
+ * The lines of a JSON-lines record the desktop keeps in its private state directory (on /run's
+ * tmpfs), read through the guest channel, capped at 1 MiB; none when the file does not exist. The
+ * agent can rewrite such a file, as it could any file of the desktop user.
  */
-export async function readSudoLog(endpoint: GuestEndpoint): Promise<SudoAttempt[]> {
+export async function readStateLines(
+  endpoint: GuestEndpoint,
+  name: string,
+  what: string,
+): Promise<string[]> {
   const response = await guestRequest(endpoint, '/file', {
     method: 'POST',
     body: {
-      data: new URLSearchParams({ file_path: `${inside.state}/sudo.log` }).toString(),
+      data: new URLSearchParams({ file_path: `${inside.state}/${name}` }).toString(),
       contentType: 'application/x-www-form-urlencoded',
     },
     maxBytes: sudoLogCapBytes,
@@ -57,10 +62,18 @@ export async function readSudoLog(endpoint: GuestEndpoint): Promise<SudoAttempt[
   });
   if (response.status === 404) return [];
   if (response.status !== 200)
-    throw new Error(`reading the sudo log failed: HTTP ${response.status}`);
+    throw new Error(`reading the ${what} failed: HTTP ${response.status}`);
+  return response.body
+    .toString('utf8')
+    .split('\n')
+    .filter(line => line.trim() !== '');
+}
+
+/** Reads the sudo log the stand-in keeps inside the sandbox (see {@link readStateLines}). */
+export async function readSudoLog(endpoint: GuestEndpoint): Promise<SudoAttempt[]> {
+  const lines = await readStateLines(endpoint, 'sudo.log', 'sudo log');
   const attempts: SudoAttempt[] = [];
-  for (const line of response.body.toString('utf8').split('\n')) {
-    if (!line.trim()) continue;
+  for (const line of lines) {
     try {
       const entry = JSON.parse(line) as Partial<SudoAttempt>;
       attempts.push({

@@ -226,6 +226,23 @@ describe.skipIf(vscodeSkip !== undefined)('VS Code on the local desktop', () => 
     ).toBe(0);
   });
 
+  it('a port a process listens on is not announced (no port forwarding, as upstream’s VS Code); user settings untouched', async () => {
+    const userSettings = (await sh(endpoint, 'cat ~/.config/Code/User/settings.json')).output;
+    await sh(endpoint, '(cd /tmp && exec python3 -m http.server 2531 >/dev/null 2>&1 &)');
+    await sh(endpoint, 'sleep 10');
+    const tree = (
+      await guestRequest(endpoint, '/accessibility', { timeoutMs: 60_000 })
+    ).body.toString('utf8');
+    // (tried without the machine setting: the status bar says "Forwarded Ports: 2525")
+    expect(tree).toContain('Visual Studio Code');
+    expect(tree).not.toContain('Forwarded Ports: 2531');
+    expect(tree).not.toContain('is available');
+    expect((await sh(endpoint, 'cat ~/.config/Code/Machine/settings.json')).output).toBe(
+      '{"remote.autoForwardPorts": false}',
+    );
+    expect((await sh(endpoint, 'cat ~/.config/Code/User/settings.json')).output).toBe(userSettings);
+  });
+
   it("the integrated terminal runs a shell with the desktop's commands (`code` is the desktop's)", async () => {
     const shells = async () =>
       (await sh(endpoint, 'ps -eo args=')).output
