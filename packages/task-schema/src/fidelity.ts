@@ -243,12 +243,15 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     reasons.push(`${GNOME_ONLY[app] ?? app} is not on this desktop`);
   }
   if (container && missing.some(app => GNOME_ONLY[app])) notes.push(GNOME_ONLY_WHY);
-  const systemKind = (app: 'settings' | 'disks', localKind: 'real' | 'simulated') =>
+  const systemKind = <Kind extends 'real' | 'simulated'>(
+    app: 'settings' | 'disks',
+    localKind: Kind,
+  ): Kind | 'not-used' | 'missing' | 'vm' =>
     !apps.includes(app) ? 'not-used' : missing.includes(app) ? 'missing' : local ? localKind : 'vm';
   const systemApps = {
     settings: systemKind('settings', 'real'),
     disks: systemKind('disks', 'simulated'),
-  } as const;
+  };
   if (systemApps.settings === 'real') {
     notes.push(
       "GNOME Settings' Users panel: the real accounts-daemon, as root of the desktop's nested user namespace (users it adds exist there only); polkit's decisions and its password dialog are osharm's stand-in",
