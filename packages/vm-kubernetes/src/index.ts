@@ -5,7 +5,6 @@ export {
   MANAGED_LABEL,
   MANAGED_VALUE,
   networkPolicyFor,
-  OWNER_LABEL,
   podSpecFor,
   policyNameFor,
   secretFor,
@@ -13,4 +12,12 @@ export {
   TOKEN_KEY,
 } from './pod-spec';
 export type { PodOptions } from './pod-spec';
+export {
+  createKubernetesProvider,
+  inCluster,
+  KubernetesProvider,
+  loadKubeConfig,
+} from './kube-provider';
+export type { KubernetesProviderSettings } from './kube-provider';
+export { OWNER_ANNOTATION } from './owner';
 export { VERSION } from './version';

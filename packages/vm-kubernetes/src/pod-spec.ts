@@ -13,8 +13,6 @@ export const MANAGED_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_VALUE = 'osharm-vm-kubernetes';
 /** Label naming the environment (pod, secret and policy of one desktop share it). */
 export const DESKTOP_LABEL = 'osharm.org/desktop';
-/** Label naming the process that owns the objects (see owner.ts): the crash sweep reads it. */
-export const OWNER_LABEL = 'osharm.org/owner';
 /** The key of the token in the Secret. */
 export const TOKEN_KEY = 'token';
 /** The desktop user's uid / gid inside the image. */
@@ -43,8 +41,10 @@ export interface PodOptions {
   readonly shmMb?: number;
   /** @default 1920×1080 */
   readonly screen?: { readonly width: number; readonly height: number };
-  /** Extra labels (the provider adds its owner label here). */
+  /** Extra labels. */
   readonly labels?: Readonly<Record<string, string>>;
+  /** Annotations of the pod, its Secret and its NetworkPolicy (the provider's owner goes here). */
+  readonly annotations?: Readonly<Record<string, string>>;
   /** `spec.runtimeClassName`, e.g. a gVisor or Kata class where the cluster offers one. */
   readonly runtimeClassName?: string;
   /**
@@ -97,6 +97,7 @@ export function podSpecFor(options: PodOptions): V1Pod {
       name: options.name,
       ...(options.namespace ? { namespace: options.namespace } : {}),
       labels: labelsFor(options),
+      ...(options.annotations ? { annotations: { ...options.annotations } } : {}),
     },
     spec: {
       automountServiceAccountToken: false,
@@ -185,7 +186,7 @@ export function podSpecFor(options: PodOptions): V1Pod {
 
 /** The Secret with the guest server's token (`data.token`, base64), labelled like its pod. */
 export function secretFor(
-  options: Pick<PodOptions, 'name' | 'namespace' | 'labels' | 'secretName'>,
+  options: Pick<PodOptions, 'name' | 'namespace' | 'labels' | 'annotations' | 'secretName'>,
   token: string,
 ): V1Secret {
   return {
@@ -196,6 +197,7 @@ export function secretFor(
       name: options.secretName ?? secretNameFor(options.name),
       ...(options.namespace ? { namespace: options.namespace } : {}),
       labels: labelsFor(options),
+      ...(options.annotations ? { annotations: { ...options.annotations } } : {}),
     },
     data: { [TOKEN_KEY]: Buffer.from(token).toString('base64') },
   };
@@ -207,7 +209,9 @@ export function secretFor(
  * where the cluster's network plugin enforces NetworkPolicy.
  */
 export function networkPolicyFor(
-  options: Pick<PodOptions, 'name' | 'namespace' | 'labels'> & { readonly network?: boolean },
+  options: Pick<PodOptions, 'name' | 'namespace' | 'labels' | 'annotations'> & {
+    readonly network?: boolean;
+  },
 ): V1NetworkPolicy {
   return {
     apiVersion: 'networking.k8s.io/v1',
@@ -216,6 +220,7 @@ export function networkPolicyFor(
       name: policyNameFor(options.name),
       ...(options.namespace ? { namespace: options.namespace } : {}),
       labels: labelsFor(options),
+      ...(options.annotations ? { annotations: { ...options.annotations } } : {}),
     },
     spec: {
       podSelector: { matchLabels: { [DESKTOP_LABEL]: options.name } },
