@@ -19,5 +19,7 @@ export {
   loadKubeConfig,
 } from './kube-provider';
 export type { KubernetesProviderSettings } from './kube-provider';
+export { indexedJobFor, shardDir, toYamlStream } from './indexed-job';
+export type { IndexedJobOptions } from './indexed-job';
 export { OWNER_ANNOTATION } from './owner';
 export { VERSION } from './version';

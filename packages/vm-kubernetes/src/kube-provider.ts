@@ -4,6 +4,8 @@
 // pool when one is kept), delete on stop, and a sweep of this host's leftovers after a crash.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { Server } from 'node:net';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CoreV1Api, KubeConfig, NetworkingV1Api } from '@kubernetes/client-node';
@@ -75,18 +77,28 @@ export function inCluster(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env.KUBERNETES_SERVICE_HOST) && existsSync(`${SERVICE_ACCOUNT_DIR}/token`);
 }
 
-/** The KubeConfig the provider uses without `kubeConfig`: in-cluster, else the default files. */
-export function loadKubeConfig(context?: string): KubeConfig {
+/**
+ * The KubeConfig the provider uses without `kubeConfig`: $KUBECONFIG or ~/.kube/config (the
+ * client's loadFromDefault), else the pod's service account. Refuses to guess (the client would
+ * fall back to http://localhost:8080).
+ */
+export function loadKubeConfig(context?: string, env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const config = new KubeConfig();
-  if (inCluster() && !context) config.loadFromCluster();
-  else config.loadFromDefault();
-  if (context) config.setCurrentContext(context);
-  if (!config.getCurrentCluster()) {
+  const home = env.HOME ?? homedir();
+  if (env.KUBECONFIG || existsSync(join(home, '.kube', 'config'))) config.loadFromDefault();
+  else if (inCluster(env)) config.loadFromCluster();
+  else {
     throw providerError(
-      'No Kubernetes cluster is configured: set KUBECONFIG or ~/.kube/config (or run in a pod)',
+      'No Kubernetes cluster is configured: set KUBECONFIG or write ~/.kube/config (inside a pod the service account is used)',
       undefined,
       false,
     );
+  }
+  if (context) {
+    if (!config.getContexts().some(c => c.name === context)) {
+      throw providerError(`The kubeconfig has no context "${context}"`, undefined, false);
+    }
+    config.setCurrentContext(context);
   }
   return config;
 }
