@@ -144,6 +144,25 @@ describe('KubernetesProvider against a stand-in API server', () => {
     expect([names('pods'), names('secrets'), names('networkpolicies')]).toEqual([[], [], []]);
   });
 
+  it('a warm pod whose desktop died is not handed out: it is deleted and another pod starts', async () => {
+    const kube = provider({ warmPool: 1 });
+    await kube.start();
+    const firstName = kube.podName()!;
+    const warmName = names('pods').find(n => n !== firstName)!;
+    await expect.poll(() => standIn.forwards.get(warmName) ?? 0, { timeout: 10_000 }).toBe(1);
+    standIn.killGuest(warmName);
+    const endpoint = await kube.revert();
+    expect(kube.podName()).not.toBe(warmName);
+    expect(kube.podName()).not.toBe(firstName);
+    expect(names('pods')).not.toContain(warmName);
+    const client = createGuestClient(endpoint, { maxRetries: 0 });
+    try {
+      expect(await client.platform()).toBe('Linux');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('reaches the guest at the pod IP with access pod-ip', async () => {
     standIn.podIps = true;
     const kube = provider({ access: 'pod-ip' });

@@ -49,6 +49,8 @@ export interface StandIn {
   refuse: Partial<Record<string, number>>;
   /** Port-forward WebSockets opened, by pod name. */
   readonly forwards: Map<string, number>;
+  /** Stops a pod's guest server (the pod object stays): a desktop that died. */
+  killGuest(name: string): void;
   /** A kubeconfig (YAML) pointing at the stand-in. */
   kubeconfig(namespace?: string): string;
   close(): Promise<void>;
@@ -103,7 +105,7 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
   const forwards = new Map<string, number>();
   let nextIp = 2 + Math.floor(Math.random() * 200);
 
-  const state: Omit<StandIn, 'url' | 'kubeconfig' | 'close'> = {
+  const state: Omit<StandIn, 'url' | 'kubeconfig' | 'close' | 'killGuest'> = {
     apiToken,
     requests: [],
     store,
@@ -256,7 +258,14 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
       portBytes.writeUInt16LE(port);
       ws.send(Buffer.concat([Buffer.from([0]), portBytes]));
       ws.send(Buffer.concat([Buffer.from([1]), portBytes]));
-      const target = connect((guest.address() as AddressInfo).port, '127.0.0.1');
+      const address = guest.address() as AddressInfo | null;
+      if (!address) {
+        // Nothing listens on the port any more: an error on channel 1, then close (as kubelet).
+        ws.send(Buffer.concat([Buffer.from([1]), Buffer.from('connection refused')]));
+        ws.close();
+        return;
+      }
+      const target = connect(address.port, '127.0.0.1');
       target.on('data', chunk => ws.send(Buffer.concat([Buffer.from([0]), chunk])));
       target.on('close', () => ws.close());
       target.on('error', () => ws.close());
@@ -271,6 +280,11 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
   const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
   return Object.assign(state, {
     url,
+    killGuest(name: string) {
+      const guest = guests.get(name);
+      guest?.close();
+      guest?.closeAllConnections();
+    },
     kubeconfig: (ns = namespace) =>
       [
         'apiVersion: v1',
