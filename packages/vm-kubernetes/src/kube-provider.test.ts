@@ -163,6 +163,17 @@ describe('KubernetesProvider against a stand-in API server', () => {
     }
   });
 
+  it('stop does not wait for warm pods still starting: they are aborted and deleted', async () => {
+    // Their deadline is far beyond the test's timeout: stop must abort them, not wait.
+    const kube = provider({ warmPool: 2, startTimeoutMs: 3_600_000 });
+    await kube.start();
+    standIn.fate = 'never-ready'; // later pods would wait for the whole start timeout
+    await kube.revert();
+    await expect.poll(() => names('pods').length).toBe(3);
+    await kube.stop();
+    expect([names('pods'), names('secrets'), names('networkpolicies')]).toEqual([[], [], []]);
+  });
+
   it('reaches the guest at the pod IP with access pod-ip', async () => {
     standIn.podIps = true;
     const kube = provider({ access: 'pod-ip' });

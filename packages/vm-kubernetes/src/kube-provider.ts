@@ -119,6 +119,8 @@ export class KubernetesProvider implements VmProviderV1 {
   private running: ReadyPod | undefined;
   private starting: Promise<GuestEndpoint> | undefined;
   private readonly pool: Promise<ReadyPod>[] = [];
+  /** Aborts the warm pods still starting when the provider stops. */
+  private poolAbort = new AbortController();
   private swept = false;
   private closed = false;
 
@@ -167,6 +169,8 @@ export class KubernetesProvider implements VmProviderV1 {
   /** Deletes the running pod and every warm one; safe when nothing runs. */
   async stop(_options: ProviderCallOptions = {}): Promise<void> {
     this.closed = true;
+    this.poolAbort.abort();
+    this.poolAbort = new AbortController();
     if (this.starting) await this.starting.catch(() => undefined);
     const previous = this.running;
     this.running = undefined;
@@ -228,7 +232,10 @@ export class KubernetesProvider implements VmProviderV1 {
   private refill(): void {
     const size = this.settings.warmPool ?? 0;
     while (!this.closed && this.pool.length < size) {
-      const pending = this.launch(Date.now() + (this.settings.startTimeoutMs ?? 300_000));
+      const pending = this.launch(
+        Date.now() + (this.settings.startTimeoutMs ?? 300_000),
+        this.poolAbort.signal,
+      );
       pending.catch(() => undefined); // a failed warm pod surfaces when it is taken
       this.pool.push(pending);
     }
