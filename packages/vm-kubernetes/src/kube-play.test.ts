@@ -129,6 +129,7 @@ describe.skipIf(reason !== undefined)('podSpecFor under podman kube play', () =>
       ]);
     }
     writeFileSync(podFile, dumpYaml(pod));
+    const played = performance.now();
     podman(['kube', 'play', podFile]);
 
     const container = `${name}-desktop`;
@@ -165,7 +166,12 @@ describe.skipIf(reason !== undefined)('podSpecFor under podman kube play', () =>
       });
       expect(wrong.status).toBe(401);
 
+      const answered = performance.now();
       const png = await client.screenshot({ timeoutMs: 30_000 });
+      // Figures, not assertions (a loaded machine varies).
+      console.log(
+        `kube play → guest answered ${Math.round(answered - played)} ms, → first screenshot ${Math.round(performance.now() - played)} ms`,
+      );
       expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
       expect(png.readUInt32BE(16)).toBe(1280); // OSHARM_SCREEN from the spec's env
       expect(png.readUInt32BE(20)).toBe(720);
