@@ -1,75 +1,27 @@
 // Runs exactly the Pod podSpecFor returns (serialized to YAML by the client's own dumpYaml) with
-// `podman kube play`, its token in a podman secret holding secretFor's Secret, on the real desktop
-// image; then talks to the guest server at the pod's IP with the token. Skips, saying why, when
-// podman or the image is missing (CI builds the minimal image: .ci/run).
-import { execFileSync } from 'node:child_process';
+// `podman kube play`, its token in a podman secret made from secretFor's Secret, on the real desktop
+// image; then talks to the guest server, published on 127.0.0.1, with the token. Skips, saying why,
+// when podman or the image is missing (CI builds the minimal image: .ci/run).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { dumpYaml } from '@kubernetes/client-node';
 import { createGuestClient } from '@osharm/desktop-env';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_DESKTOP_IMAGE, GUEST_PORT, podSpecFor, secretFor } from './index';
+import type { PlayedPod } from './__fixtures__/podman-kubelet';
+import {
+  desktopImage as image,
+  freePort as findFreePort,
+  playPod,
+  podman,
+  podmanSkipReason,
+} from './__fixtures__/podman-kubelet';
+import { GUEST_PORT, podSpecFor, secretFor } from './index';
 
-const image = process.env.OSHARM_DESKTOP_IMAGE ?? DEFAULT_DESKTOP_IMAGE;
-
-const dir = mkdtempSync(join(tmpdir(), 'osharm-kube-play-'));
-// Host engine settings, not the pod's: podman's default rlimits (nofile 1048576) are above this
-// machine's hard limits and runc refuses them, and `kube play` has no --ulimit; a containers.conf
-// for these commands only lowers the defaults to this process's hard limits (as vm-container does).
-const containersConf = join(dir, 'containers.conf');
-writeFileSync(containersConf, `[containers]\ndefault_ulimits = ${JSON.stringify(hardLimits())}\n`);
-
-function hardLimits(): string[] {
-  const limits = readFileSync('/proc/self/limits', 'utf8');
-  const hard = (label: string): number =>
-    Number(new RegExp(`^${label}\\s+\\S+\\s+(\\d+)`, 'm').exec(limits)?.[1] ?? 1024);
-  const nofile = hard('Max open files');
-  const nproc = Math.min(hard('Max processes'), 32768);
-  return [`nofile=${nofile}:${nofile}`, `nproc=${nproc}:${nproc}`];
-}
-
-function podman(args: string[]): string {
-  // podman 4.3's default crun refuses this machine's hybrid cgroup layout; runc runs it.
-  return execFileSync('podman', ['--runtime', 'runc', ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, CONTAINERS_CONF: containersConf },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 120_000,
-  });
-}
-function skipReason(): string | undefined {
-  try {
-    podman(['--version']);
-  } catch {
-    return 'podman is not installed (apt-get install -y podman uidmap runc)';
-  }
-  try {
-    podman(['image', 'inspect', image]);
-  } catch {
-    return `the desktop image ${image} is missing: build it with scripts/build-desktop-image.sh (OSHARM_DESKTOP_IMAGE names another)`;
-  }
-  return undefined;
-}
-const reason = skipReason();
+const reason = podmanSkipReason();
 if (reason) console.warn(`vm-kubernetes kube-play test skipped: ${reason}`);
-
-async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise(resolve => server.close(resolve));
-  return port;
-}
 const freePort = await findFreePort();
 
 describe.skipIf(reason !== undefined)('podSpecFor under podman kube play', () => {
   const name = `osharm-kp-${randomBytes(4).toString('hex')}`;
   const token = randomBytes(32).toString('hex');
-  const podFile = join(dir, 'pod.yaml');
   const pod = podSpecFor({
     name,
     image,
@@ -80,57 +32,18 @@ describe.skipIf(reason !== undefined)('podSpecFor under podman kube play', () =>
     screen: { width: 1280, height: 720 },
     hostPort: freePort,
   });
-  // podman 4.3 turns each emptyDir into a named volume on the host's disk, owned by root; kubelet
-  // makes a memory emptyDir a tmpfs the pod's user can write. The test creates those volumes as
-  // tmpfs for uid 1000 first (kube play then uses them), from the spec's own volume list.
   const volumes = (pod.spec!.volumes ?? []).filter(v => v.emptyDir?.medium === 'Memory');
   const secret = secretFor({ name }, token);
-  afterAll(() => {
-    try {
-      podman(['kube', 'down', podFile]);
-    } catch {
-      // not played
-    }
-    for (const volume of volumes) {
-      try {
-        podman(['volume', 'rm', '--force', volume.name]);
-      } catch {
-        // not created
-      }
-    }
-    try {
-      podman(['secret', 'rm', secret.metadata!.name!]);
-    } catch {
-      // not created
-    }
-    rmSync(dir, { recursive: true, force: true });
+  let pod$: Promise<PlayedPod> | undefined;
+  afterAll(async () => {
+    await (await pod$?.catch(() => undefined))?.down();
   });
-  if (reason) rmSync(dir, { recursive: true, force: true });
 
   it('plays the pod, whose guest server answers only with the token, runs as uid 1000 with the limits asked', async () => {
-    // podman 4.3 resolves secretKeyRef against a podman secret whose content is a Secret's `data`
-    // map as JSON (key → base64), so the secret is made from secretFor's data.
-    const secretFile = join(dir, 'secret.json');
-    writeFileSync(secretFile, JSON.stringify(secret.data), { mode: 0o600 });
-    podman(['secret', 'create', secret.metadata!.name!, secretFile]);
-    rmSync(secretFile);
     expect(volumes.map(v => v.name)).toEqual(['home', 'tmp', 'var-tmp', 'run', 'shm']);
-    for (const volume of volumes) {
-      podman([
-        'volume',
-        'create',
-        '--opt',
-        'type=tmpfs',
-        '--opt',
-        'device=tmpfs',
-        '--opt',
-        'o=uid=1000,gid=1000,mode=0777', // podman 4.3 refuses size= here (no project quota)
-        volume.name,
-      ]);
-    }
-    writeFileSync(podFile, dumpYaml(pod));
     const played = performance.now();
-    podman(['kube', 'play', podFile]);
+    pod$ = playPod(pod, secret.data!);
+    await pod$;
 
     const container = `${name}-desktop`;
     // Published on 127.0.0.1 only (the spec's hostIP), as vm-container's guest is host-local.

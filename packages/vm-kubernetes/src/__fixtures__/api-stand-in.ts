@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { WebSocketServer } from 'ws';
 
-interface KubeObject {
+export interface KubeObject {
   metadata: {
     name: string;
     namespace?: string;
@@ -21,12 +21,28 @@ interface KubeObject {
   spec?: {
     containers?: {
       env?: { name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+      readinessProbe?: { tcpSocket?: { port: number } };
     }[];
   };
   data?: Record<string, string>;
   status?: Record<string, unknown>;
   [key: string]: unknown;
 }
+
+/** Where a running pod's guest port is reached from the stand-in (port-forward, readiness). */
+export interface PodTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly podIP: string;
+  /** Stops the pod's container. */
+  stop(): Promise<void>;
+}
+
+/**
+ * How pods run. The default starts a stand-in guest server per pod; a test can run the real
+ * desktop instead (src/__fixtures__/podman-kubelet.ts).
+ */
+export type RunPod = (pod: KubeObject, secret: KubeObject) => Promise<PodTarget>;
 
 /** What the stand-in kubelet does with a new pod. */
 export type PodFate = 'ready' | 'image-pull-error' | 'never-ready';
@@ -93,7 +109,24 @@ async function guestFor(token: string, host: string, port: number): Promise<Serv
   return server;
 }
 
-export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> {
+/** TCP connect succeeds: the spec's tcpSocket readiness probe. */
+function probe(host: string, port: number): Promise<boolean> {
+  return new Promise(resolve => {
+    const socket = connect(port, host);
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): Promise<StandIn> {
   const apiToken = randomUUID();
   const store = {
     pods: new Map<string, KubeObject>(),
@@ -101,7 +134,8 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
     networkpolicies: new Map<string, KubeObject>(),
   };
   const reads = new Map<string, number>();
-  const guests = new Map<string, Server>();
+  const targets = new Map<string, PodTarget>();
+  const starting = new Map<string, Promise<PodTarget | undefined>>();
   const forwards = new Map<string, number>();
   let nextIp = 2 + Math.floor(Math.random() * 200);
 
@@ -131,12 +165,25 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
       };
       return;
     }
-    if (fate === 'never-ready' || count < state.readyAfterReads || guests.has(name)) return;
+    if (fate === 'never-ready' || count < state.readyAfterReads) return;
+    const target = targets.get(name);
+    if (target) {
+      // Ready once the spec's readiness probe (tcpSocket) connects.
+      const probePort = pod.spec?.containers?.[0]?.readinessProbe?.tcpSocket?.port;
+      const ready = probePort === undefined || (await probe(target.host, target.port));
+      pod.status = {
+        phase: 'Running',
+        podIP: target.podIP,
+        conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+        containerStatuses: [{ name: 'desktop', ready, state: { running: {} } }],
+      };
+      return;
+    }
+    if (starting.has(name)) return;
     const ref = pod.spec?.containers?.[0]?.env?.find(e => e.name === 'OSHARM_GUEST_TOKEN')
       ?.valueFrom?.secretKeyRef;
     const secret = ref ? store.secrets.get(ref.name) : undefined;
-    const encoded = ref && secret?.data?.[ref.key];
-    if (!encoded) {
+    if (!ref || !secret?.data?.[ref.key]) {
       pod.status = {
         phase: 'Pending',
         containerStatuses: [
@@ -145,15 +192,38 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
       };
       return;
     }
-    const token = Buffer.from(encoded, 'base64').toString();
+    // The container starts in the background; later reads see it running, then ready.
+    const run = (runPod ?? runStandInGuest)(pod, secret).then(
+      started => {
+        if (store.pods.has(name)) targets.set(name, started);
+        else void started.stop(); // deleted while it started
+        return started;
+      },
+      (error: unknown) => {
+        pod.status = { phase: 'Failed', reason: `StartError: ${String(error)}` };
+        return undefined;
+      },
+    );
+    starting.set(name, run);
+    if (!runPod) await run; // the stand-in guest starts at once
+    await advance(pod);
+  }
+
+  /** The default: a stand-in guest server answering the token from the pod's Secret. */
+  async function runStandInGuest(pod: KubeObject, secret: KubeObject): Promise<PodTarget> {
+    const ref = pod.spec!.containers![0]!.env!.find(e => e.name === 'OSHARM_GUEST_TOKEN')!
+      .valueFrom!.secretKeyRef!;
+    const token = Buffer.from(secret.data![ref.key]!, 'base64').toString();
     const ip = state.podIps ? `127.0.0.${nextIp++}` : '127.0.0.1';
     const guest = await guestFor(token, ip, state.podIps ? 5000 : 0);
-    guests.set(name, guest);
-    pod.status = {
-      phase: 'Running',
+    return {
+      host: ip,
+      port: (guest.address() as AddressInfo).port,
       podIP: ip,
-      conditions: [{ type: 'Ready', status: 'True' }],
-      containerStatuses: [{ name: 'desktop', ready: true, state: { running: {} } }],
+      stop: async () => {
+        guest.close();
+        guest.closeAllConnections();
+      },
     };
   }
 
@@ -218,10 +288,10 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
       }
       if (request.method === 'DELETE') {
         objects.delete(name);
-        const guest = guests.get(name);
-        guests.delete(name);
-        guest?.close();
-        guest?.closeAllConnections();
+        const target = targets.get(name);
+        targets.delete(name);
+        starting.delete(name);
+        await target?.stop();
         json(
           response,
           200,
@@ -246,9 +316,9 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
     const url = new URL(request.url ?? '/', 'http://stand-in');
     state.requests.push(`WS ${url.pathname}`);
     const match = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward$/.exec(url.pathname);
-    const guest = match ? guests.get(match[2]!) : undefined;
+    const target = match ? targets.get(match[2]!) : undefined;
     const port = Number(url.searchParams.get('ports'));
-    if (request.headers.authorization !== `Bearer ${apiToken}` || !match || !guest) {
+    if (request.headers.authorization !== `Bearer ${apiToken}` || !match || !target) {
       socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
       return;
     }
@@ -258,21 +328,20 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
       portBytes.writeUInt16LE(port);
       ws.send(Buffer.concat([Buffer.from([0]), portBytes]));
       ws.send(Buffer.concat([Buffer.from([1]), portBytes]));
-      const address = guest.address() as AddressInfo | null;
-      if (!address) {
-        // Nothing listens on the port any more: an error on channel 1, then close (as kubelet).
-        ws.send(Buffer.concat([Buffer.from([1]), Buffer.from('connection refused')]));
+      // Nothing listening any more: an error on channel 1, then close (as kubelet does).
+      const upstream = connect(target.port, target.host);
+      upstream.on('data', chunk => ws.send(Buffer.concat([Buffer.from([0]), chunk])));
+      upstream.on('close', () => ws.close());
+      upstream.on('error', () => {
+        if (ws.readyState === ws.OPEN) {
+          ws.send(Buffer.concat([Buffer.from([1]), Buffer.from('connection refused')]));
+        }
         ws.close();
-        return;
-      }
-      const target = connect(address.port, '127.0.0.1');
-      target.on('data', chunk => ws.send(Buffer.concat([Buffer.from([0]), chunk])));
-      target.on('close', () => ws.close());
-      target.on('error', () => ws.close());
-      ws.on('message', (data: Buffer) => {
-        if (data[0] === 0) target.write(data.subarray(1));
       });
-      ws.on('close', () => target.destroy());
+      ws.on('message', (data: Buffer) => {
+        if (data[0] === 0) upstream.write(data.subarray(1));
+      });
+      ws.on('close', () => upstream.destroy());
     });
   });
 
@@ -281,9 +350,7 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
   return Object.assign(state, {
     url,
     killGuest(name: string) {
-      const guest = guests.get(name);
-      guest?.close();
-      guest?.closeAllConnections();
+      void targets.get(name)?.stop();
     },
     kubeconfig: (ns = namespace) =>
       [
@@ -303,10 +370,9 @@ export async function startStandIn(namespace = 'osharm-test'): Promise<StandIn> 
         '',
       ].join('\n'),
     async close() {
-      for (const guest of guests.values()) {
-        guest.close();
-        guest.closeAllConnections();
-      }
+      await Promise.all([...targets.values()].map(target => target.stop()));
+      await Promise.all(starting.values());
+      for (const target of targets.values()) await target.stop();
       for (const client of sockets.clients) client.terminate();
       sockets.close();
       await new Promise(resolve => {
