@@ -2,7 +2,9 @@
 // requests, against a loopback stand-in of the API server (src/__fixtures__/api-stand-in.ts) that the
 // client reaches through an ordinary kubeconfig; the guest is reached through the client's
 // PortForward over the stand-in's WebSocket, or at the pod IP.
-import { hostname } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import type { StandIn } from './__fixtures__/api-stand-in';
 import { startStandIn } from './__fixtures__/api-stand-in';
 import {
   createKubernetesProvider,
+  loadKubeConfig,
   OWNER_ANNOTATION,
   podSpecFor,
   secretNameFor,
@@ -45,6 +48,27 @@ function provider(settings: KubernetesProviderSettings = {}) {
 const names = (kind: 'pods' | 'secrets' | 'networkpolicies') => [...standIn.store[kind].keys()];
 const token = (podName: string): string =>
   Buffer.from(standIn.store.secrets.get(secretNameFor(podName))!.data!.token!, 'base64').toString();
+
+describe('loadKubeConfig', () => {
+  it('reads $KUBECONFIG from the environment it is given, selects a context, refuses an unknown one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'osharm-kubeconfig-'));
+    try {
+      const file = join(dir, 'config');
+      writeFileSync(file, standIn.kubeconfig('other-ns'));
+      const config = loadKubeConfig('stand-in', { KUBECONFIG: file, HOME: dir });
+      expect(config.getCurrentCluster()?.server).toBe(standIn.url);
+      expect(config.getContextObject('stand-in')?.namespace).toBe('other-ns');
+      expect(() => loadKubeConfig('nope', { KUBECONFIG: file, HOME: dir })).toThrow(
+        /no context "nope"/,
+      );
+      expect(() => loadKubeConfig(undefined, { HOME: dir })).toThrow(
+        /No Kubernetes cluster is configured/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('KubernetesProvider against a stand-in API server', () => {
   it('creates Secret, NetworkPolicy and Pod, waits for Ready, reaches the guest through port-forward', async () => {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type { Server } from 'node:net';
 import type { V1Pod } from '@kubernetes/client-node';
 import { CoreV1Api, KubeConfig, NetworkingV1Api } from '@kubernetes/client-node';
@@ -84,8 +84,17 @@ export function inCluster(env: NodeJS.ProcessEnv = process.env): boolean {
  */
 export function loadKubeConfig(context?: string, env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const config = new KubeConfig();
-  const home = env.HOME ?? homedir();
-  if (env.KUBECONFIG || existsSync(join(home, '.kube', 'config'))) config.loadFromDefault();
+  // The client's loadFromDefault order, read from `env` (the caller's environment, not only ours).
+  const files = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  const homeConfig = join(env.HOME ?? homedir(), '.kube', 'config');
+  if (files.length > 0) {
+    config.loadFromFile(files[0]!);
+    for (const file of files.slice(1)) {
+      const more = new KubeConfig();
+      more.loadFromFile(file);
+      config.mergeConfig(more);
+    }
+  } else if (existsSync(homeConfig)) config.loadFromFile(homeConfig);
   else if (inCluster(env)) config.loadFromCluster();
   else {
     throw providerError(
