@@ -97,29 +97,33 @@ export async function playPod(pod: V1Pod, secretData: Record<string, string>): P
   await podmanAsync(['secret', 'create', secretName, secretFile]);
   rmSync(secretFile);
   const volumes = (pod.spec!.volumes ?? []).filter(v => v.emptyDir?.medium === 'Memory');
-  for (const volume of volumes) {
-    await podmanAsync([
-      'volume',
-      'create',
-      '--opt',
-      'type=tmpfs',
-      '--opt',
-      'device=tmpfs',
-      '--opt',
-      'o=uid=1000,gid=1000,mode=0777', // podman 4.3 refuses size= here (no project quota)
-      volume.name,
-    ]);
-  }
+  // Only the volumes created here are removed again (a volume of that name made by someone else
+  // makes `volume create` fail instead).
+  const created: string[] = [];
   const file = join(workDir, `${name}.yaml`);
-  writeFileSync(file, dumpYaml(pod));
   const down = async (): Promise<void> => {
     await podmanAsync(['kube', 'down', file]).catch(() => undefined);
-    for (const volume of volumes) {
-      await podmanAsync(['volume', 'rm', '--force', volume.name]).catch(() => undefined);
+    for (const volume of created) {
+      await podmanAsync(['volume', 'rm', '--force', volume]).catch(() => undefined);
     }
     await podmanAsync(['secret', 'rm', secretName]).catch(() => undefined);
   };
   try {
+    for (const volume of volumes) {
+      await podmanAsync([
+        'volume',
+        'create',
+        '--opt',
+        'type=tmpfs',
+        '--opt',
+        'device=tmpfs',
+        '--opt',
+        'o=uid=1000,gid=1000,mode=0777', // podman 4.3 refuses size= here (no project quota)
+        volume.name,
+      ]);
+      created.push(volume.name);
+    }
+    writeFileSync(file, dumpYaml(pod));
     await podmanAsync(['kube', 'play', file]);
   } catch (error) {
     await down();
