@@ -10,16 +10,10 @@ import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StandIn } from './__fixtures__/api-stand-in';
 import { startStandIn } from './__fixtures__/api-stand-in';
-import {
-  createKubernetesProvider,
-  loadKubeConfig,
-  OWNER_ANNOTATION,
-  podSpecFor,
-  secretNameFor,
-  policyNameFor,
-} from './index';
+import { createKubernetesProvider, loadKubeConfig, podSpecFor } from './index';
 import type { KubernetesProviderSettings } from './index';
-import { ownerId } from './owner';
+import { OWNER_ANNOTATION, ownerId } from './owner';
+import { policyNameFor, secretNameFor } from './pod-spec';
 
 let standIn: StandIn;
 const providers: { stop(): Promise<void> }[] = [];

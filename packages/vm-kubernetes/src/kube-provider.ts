@@ -3,15 +3,15 @@
 // port-forward (outside the cluster) or the pod IP (inside), revert = a fresh pod (from the warm
 // pool when one is kept), delete on stop, and a sweep of this host's leftovers after a crash.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:net';
 import type { V1Pod } from '@kubernetes/client-node';
-import { CoreV1Api, KubeConfig, NetworkingV1Api } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/desktop-env';
 import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
 import { bridgePort, closeBridge, portForwardBridge, tunnelBridge } from './bridges';
+import { inCluster, loadKubeConfig, providerError, SERVICE_ACCOUNT_DIR } from './kube-config';
 import { OWNER_ANNOTATION, ownerAlive, ownerId } from './owner';
 import type { PodOptions } from './pod-spec';
 import {
@@ -24,8 +24,6 @@ import {
   secretFor,
   secretNameFor,
 } from './pod-spec';
-
-const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** Settings of {@link createKubernetesProvider}. */
 export interface KubernetesProviderSettings extends Omit<
@@ -63,54 +61,10 @@ interface ReadyPod {
   readonly bridges: readonly Server[];
 }
 
-function providerError(message: string, cause?: unknown, isRetryable = true): VmProviderError {
-  return new VmProviderError({ providerId: 'kubernetes', message, cause, isRetryable });
-}
-
 const statusCode = (error: unknown): number | undefined =>
   typeof (error as { code?: unknown })?.code === 'number'
     ? (error as { code: number }).code
     : undefined;
-
-/** True where this process runs in a pod with a service account (the client's in-cluster config). */
-export function inCluster(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env.KUBERNETES_SERVICE_HOST) && existsSync(`${SERVICE_ACCOUNT_DIR}/token`);
-}
-
-/**
- * The KubeConfig the provider uses without `kubeConfig`: $KUBECONFIG or ~/.kube/config (the
- * client's loadFromDefault), else the pod's service account. Refuses to guess (the client would
- * fall back to http://localhost:8080).
- */
-export function loadKubeConfig(context?: string, env: NodeJS.ProcessEnv = process.env): KubeConfig {
-  const config = new KubeConfig();
-  // The client's loadFromDefault order, read from `env` (the caller's environment, not only ours).
-  const files = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
-  const homeConfig = join(env.HOME ?? homedir(), '.kube', 'config');
-  if (files.length > 0) {
-    config.loadFromFile(files[0]!);
-    for (const file of files.slice(1)) {
-      const more = new KubeConfig();
-      more.loadFromFile(file);
-      config.mergeConfig(more);
-    }
-  } else if (existsSync(homeConfig)) config.loadFromFile(homeConfig);
-  else if (inCluster(env)) config.loadFromCluster();
-  else {
-    throw providerError(
-      'No Kubernetes cluster is configured: set KUBECONFIG or write ~/.kube/config (inside a pod the service account is used)',
-      undefined,
-      false,
-    );
-  }
-  if (context) {
-    if (!config.getContexts().some(c => c.name === context)) {
-      throw providerError(`The kubeconfig has no context "${context}"`, undefined, false);
-    }
-    config.setCurrentContext(context);
-  }
-  return config;
-}
 
 /**
  * Desktop pods on a Kubernetes cluster (`VmProviderV1`, providerId `kubernetes`). Every pod gets a
