@@ -201,7 +201,10 @@ export function runCommand(run: CliRun): Command {
       '--image <name>',
       'podman / docker / kubernetes: the desktop image (default localhost/osharm-desktop:<version>, built by scripts/build-desktop-image.sh; push it where the cluster pulls)',
     )
-    .option('--kube-namespace <ns>', "kubernetes: namespace of the desktop pods (default: the context's)")
+    .option(
+      '--kube-namespace <ns>',
+      "kubernetes: namespace of the desktop pods (default: the context's)",
+    )
     .option(
       '--kube-context <name>',
       'kubernetes: kubeconfig context (default: the current one; inside a pod: its service account)',
