@@ -81,7 +81,26 @@ describe.skipIf(reason !== undefined)(
           { timeoutMs: 30_000 },
         );
         expect(written.output.trim()).toBe('1000');
+        // The CDP bridge (chromiumUrl): a local port tunnelled by the guest server's CONNECT, over
+        // the port-forward, to 127.0.0.1:9222 in the pod; a stand-in for DevTools listens there.
+        await client.execute(
+          [
+            'bash',
+            '-c',
+            'cd /tmp && echo devtools > probe.txt && (setsid python3 -m http.server 9222 --bind 127.0.0.1 >/dev/null 2>&1 &)',
+          ],
+          { timeoutMs: 30_000 },
+        );
       });
+      await expect
+        .poll(
+          async () => {
+            const answer = await fetch(`${first.chromiumUrl!}/probe.txt`).catch(() => undefined);
+            return answer?.ok ? (await answer.text()).trim() : undefined;
+          },
+          { timeout: 20_000, interval: 250 },
+        )
+        .toBe('devtools');
       expect(standIn.forwards.get(firstPod)).toBeGreaterThanOrEqual(1);
       expect(podmanPods()).toEqual([firstPod]);
 
