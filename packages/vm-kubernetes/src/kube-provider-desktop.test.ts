@@ -64,6 +64,49 @@ describe.skipIf(reason !== undefined)(
       await standIn?.close();
     });
 
+    it('a warm pool keeps a second desktop ready: revert hands it out, clean, and refills', async () => {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromString(standIn.kubeconfig());
+      const warm = createKubernetesProvider({
+        kubeConfig,
+        image: desktopImage,
+        imagePullPolicy: 'Never',
+        memoryMb: 1536,
+        cpus: 1,
+        tmpfsSizeMb: 256,
+        pollIntervalMs: 250,
+        startTimeoutMs: 120_000,
+        warmPool: 1,
+      });
+      try {
+        const first = await warm.start();
+        const firstPod = warm.podName()!;
+        await withClient(first, client =>
+          client.execute(['bash', '-c', 'touch /home/user/mark'], { timeoutMs: 30_000 }),
+        );
+        // Two desktops side by side: the running one and the warm one.
+        await expect.poll(() => podmanPods().length, { timeout: 60_000 }).toBe(2);
+        const warmPod = podmanPods().find(name => name !== firstPod)!;
+        const reverted = performance.now();
+        const second = await warm.revert();
+        console.log(`warm revert → endpoint ${Math.round(performance.now() - reverted)} ms`);
+        expect(warm.podName()).toBe(warmPod);
+        await withClient(second, async client => {
+          const check = await client.execute(
+            ['bash', '-c', 'test -e /home/user/mark && echo kept || echo clean'],
+            { timeoutMs: 30_000 },
+          );
+          expect(check.output.trim()).toBe('clean');
+        });
+        await standIn.settled();
+        await expect.poll(() => podmanPods().length, { timeout: 60_000 }).toBe(2); // refilled
+        expect(podmanPods()).not.toContain(firstPod);
+      } finally {
+        await warm.stop();
+      }
+      expect(podmanPods()).toEqual([]);
+    });
+
     it('starts a desktop pod reached through port-forward, reverts to a clean one, stops', async () => {
       const started = performance.now();
       const first = await provider.start();
@@ -124,9 +167,11 @@ describe.skipIf(reason !== undefined)(
         headers: { authorization: `Bearer ${first.token}` },
       });
       expect(stale.status).toBe(401);
+      await standIn.settled();
       expect(podmanPods()).toEqual([secondPod]);
 
       await provider.stop();
+      await standIn.settled();
       expect(podmanPods()).toEqual([]);
       expect([...standIn.store.pods.keys()]).toEqual([]);
     });

@@ -89,6 +89,7 @@ describe.skipIf(reason !== undefined)('osharm run --provider kubernetes', () => 
     ).toHaveLength(2);
     expect([...standIn.store.pods.keys()]).toEqual([]);
     expect([...standIn.store.secrets.keys()]).toEqual([]);
+    await standIn.settled();
     expect(
       podman(['pod', 'ls', '--format', '{{.Name}}'])
         .split('\n')

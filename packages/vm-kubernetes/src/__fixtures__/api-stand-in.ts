@@ -65,6 +65,8 @@ export interface StandIn {
   refuse: Partial<Record<string, number>>;
   /** Port-forward WebSockets opened, by pod name. */
   readonly forwards: Map<string, number>;
+  /** Resolves once every pod started or deleted so far has finished starting or stopping. */
+  settled(): Promise<void>;
   /** Stops a pod's guest server (the pod object stays): a desktop that died. */
   killGuest(name: string): void;
   /** A kubeconfig (YAML) pointing at the stand-in. */
@@ -136,10 +138,11 @@ export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): 
   const reads = new Map<string, number>();
   const targets = new Map<string, PodTarget>();
   const starting = new Map<string, Promise<PodTarget | undefined>>();
+  const stopping = new Set<Promise<void>>();
   const forwards = new Map<string, number>();
   let nextIp = 2 + Math.floor(Math.random() * 200);
 
-  const state: Omit<StandIn, 'url' | 'kubeconfig' | 'close' | 'killGuest'> = {
+  const state: Omit<StandIn, 'url' | 'kubeconfig' | 'close' | 'killGuest' | 'settled'> = {
     apiToken,
     requests: [],
     store,
@@ -291,7 +294,11 @@ export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): 
         const target = targets.get(name);
         targets.delete(name);
         starting.delete(name);
-        await target?.stop();
+        // As an API server: the delete is answered at once, the kubelet ends the pod afterwards.
+        if (target) {
+          const stopped = target.stop().finally(() => stopping.delete(stopped));
+          stopping.add(stopped);
+        }
         json(
           response,
           200,
@@ -369,8 +376,13 @@ export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): 
         'current-context: stand-in',
         '',
       ].join('\n'),
+    async settled() {
+      await Promise.all(starting.values());
+      while (stopping.size > 0) await Promise.all(stopping);
+    },
     async close() {
       await Promise.all([...targets.values()].map(target => target.stop()));
+      while (stopping.size > 0) await Promise.all(stopping);
       await Promise.all(starting.values());
       for (const target of targets.values()) await target.stop();
       for (const client of sockets.clients) client.terminate();

@@ -86,7 +86,8 @@ export interface PlayedPod {
  * podman 4.3 resolves secretKeyRef against a podman secret holding a Secret's `data` map as JSON,
  * and turns each emptyDir into a root-owned named volume on disk, where kubelet makes a memory
  * emptyDir a tmpfs the pod's user can write: those volumes are created first as tmpfs volumes for
- * uid 1000 (kube play then uses them). Their names are global in podman: one pod at a time.
+ * uid 1000 (kube play then uses them). Their names are global in podman: two pods played at once
+ * need different volume names.
  */
 export async function playPod(pod: V1Pod, secretData: Record<string, string>): Promise<PlayedPod> {
   const name = pod.metadata!.name!;
@@ -135,7 +136,8 @@ export async function playPod(pod: V1Pod, secretData: Record<string, string>): P
 /**
  * The stand-in API server's kubelet running the real desktop: the pod the provider sent, played by
  * podman with its guest port published on 127.0.0.1 (a kubelet reaches the pod's own network
- * namespace; podman 4.3 needs a hostPort for that, added to the played copy only).
+ * namespace; podman 4.3 needs a hostPort for that) and its volumes named after the pod; both
+ * changes are made to the played copy only.
  */
 export const podmanKubelet: RunPod = async (
   pod: KubeObject,
@@ -148,6 +150,12 @@ export const podmanKubelet: RunPod = async (
   const guestPort = played.spec!.containers[0]!.ports![0]!;
   guestPort.hostIP = '127.0.0.1';
   guestPort.hostPort = port;
+  // podman's volume names are global: the played copy's volumes take the pod's name, so pods run
+  // side by side (a kubelet keeps each pod's emptyDirs apart itself).
+  const rename = (volume: string) => `${pod.metadata.name}-${volume}`;
+  for (const volume of played.spec!.volumes ?? []) volume.name = rename(volume.name);
+  for (const mount of played.spec!.containers[0]!.volumeMounts ?? [])
+    mount.name = rename(mount.name);
   const running = await playPod(played, secret.data ?? {});
   return { host: '127.0.0.1', port, podIP: '127.0.0.1', stop: running.down };
 };
