@@ -7,6 +7,7 @@ import { agreementCommand } from './commands/agreement';
 import { assetsCommand } from './commands/assets';
 import { envCommand } from './commands/env';
 import { judgeCommand } from './commands/judge';
+import { kubeCommand } from './commands/kube';
 import { mergeCommand } from './commands/merge';
 import { reportCommand } from './commands/report';
 import { runCommand } from './commands/run';
@@ -55,6 +56,7 @@ Docs: docs/README.md`,
     }),
   );
   program.addCommand(mergeCommand(run));
+  program.addCommand(kubeCommand(run));
   program.addCommand(reportCommand(run));
   program.addCommand(viewCommand(run));
   program.addCommand(agreementCommand(run));

@@ -84,6 +84,24 @@ describe('osharm run pre-checks (exit 2, before any desktop starts)', () => {
     );
   });
 
+  it('--provider kubernetes: kube flags only with it, --pids refused, no cluster configuration named', async () => {
+    const local = await run([...offline, '--kube-namespace', 'osharm', '--kube-warm-pool', '1']);
+    expect(local).toMatchObject({ code: 2, wrote: 0 });
+    expect(local.stderr).toBe(
+      'error: --kube-namespace, --kube-warm-pool: used only with --provider kubernetes\n',
+    );
+    const pids = await run([...offline, '--provider', 'kubernetes', '--pids', '256']);
+    expect(pids).toMatchObject({ code: 2, wrote: 0 });
+    expect(pids.stderr).toMatch(/^error: --pids: a Kubernetes pod spec cannot cap processes/);
+    // No KUBECONFIG, no ~/.kube/config, not in a pod: refused before any run (the client would
+    // otherwise try http://localhost:8080).
+    const none = await run([...offline, '--provider', 'kubernetes'], { HOME: tmp });
+    expect(none).toMatchObject({ code: 2, wrote: 0 });
+    expect(none.stderr).toMatch(
+      /^error: --provider kubernetes: No Kubernetes cluster is configured: set KUBECONFIG/,
+    );
+  });
+
   it('a key for every role that calls a model; a base URL per role stands in for an OpenAI key', async () => {
     const judge = await run(['--model', 'gpt-4o', '--judge-model', 'gpt-4.1'], {
       OSHARM_AGENT_BASE_URL: 'http://127.0.0.1:1/v1',

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { VmProviderV1 } from '@osharm/desktop-env';
 import type * as VmContainer from '@osharm/vm-container';
+import type * as VmKubernetes from '@osharm/vm-kubernetes';
 import type * as VmVmware from '@osharm/vm-vmware';
 import {
   RunOptionsError,
@@ -28,7 +29,7 @@ async function importOptional<T>(name: string, provider: string): Promise<T> {
 
 /**
  * The factory of a bundled provider, its package imported only now: a user of the local desktop
- * installs no VMware or container code.
+ * installs no VMware, container or Kubernetes code.
  */
 async function bundledFactory(
   name: BundledProvider,
@@ -61,6 +62,30 @@ async function bundledFactory(
         screen,
         memoryMb: flags.memory,
         pids: flags.pids,
+        cpus: flags.cpus,
+      });
+  }
+  if (name === 'kubernetes') {
+    const { createKubernetesProvider, loadKubeConfig } = await importOptional<typeof VmKubernetes>(
+      '@osharm/vm-kubernetes',
+      name,
+    );
+    // Loaded once, before any run: a missing cluster configuration stops the command.
+    let kubeConfig;
+    try {
+      kubeConfig = loadKubeConfig(flags.kubeContext, io.env);
+    } catch (error) {
+      throw new RunOptionsError(`--provider kubernetes: ${(error as Error).message}`);
+    }
+    return () =>
+      createKubernetesProvider({
+        kubeConfig,
+        namespace: flags.kubeNamespace,
+        warmPool: flags.kubeWarmPool,
+        image: flags.image,
+        network: flags.network === true,
+        screen,
+        memoryMb: flags.memory,
         cpus: flags.cpus,
       });
   }

@@ -12,6 +12,7 @@ import { providerFactory } from './providers';
 import { RunBreaker } from './run-breaker';
 import { runOne, type RunOutcome } from './run-one';
 import {
+  BUNDLED_PROVIDERS,
   isBundledProvider,
   RUN_DEFAULTS,
   RunOptionsError,
@@ -105,7 +106,9 @@ export async function runBenchmark(
   const providerId =
     typeof option === 'string' ? option : typeof option === 'function' ? '' : option.providerId;
   if (typeof option === 'string' && !isBundledProvider(option)) {
-    throw new RunOptionsError(`provider "${option}": expected local, vmware, podman or docker`);
+    throw new RunOptionsError(
+      `provider "${option}": expected one of ${BUNDLED_PROVIDERS.join(', ')}`,
+    );
   }
   const makeProvider = await providerFactory(option, resolveFlags(options, providerId), io);
   const firstProvider = typeof option === 'function' ? makeProvider() : undefined;

@@ -13,7 +13,7 @@ import {
 } from '@osharm/task-schema';
 
 /** The desktop providers the runner can load by name (each imported only when named). */
-export const BUNDLED_PROVIDERS = ['local', 'vmware', 'podman', 'docker'] as const;
+export const BUNDLED_PROVIDERS = ['local', 'vmware', 'podman', 'docker', 'kubernetes'] as const;
 export type BundledProvider = (typeof BUNDLED_PROVIDERS)[number];
 
 /** True for the name of a bundled provider. */
@@ -89,10 +89,16 @@ export interface RunFlags {
   resultDir: string;
   /** The provider's id: a bundled name, or `providerId` of a provider the caller passed. */
   provider: string;
-  /** podman / docker: the desktop image. */
+  /** podman / docker / kubernetes: the desktop image. */
   image?: string;
-  /** podman / docker: a network with a route out. */
+  /** podman / docker / kubernetes: a network with a route out. */
   network?: boolean;
+  /** kubernetes: the namespace of the desktop pods (default: the context's). */
+  kubeNamespace?: string;
+  /** kubernetes: the kubeconfig context (default: the current one; in a pod: its service account). */
+  kubeContext?: string;
+  /** kubernetes: ready pods each environment keeps in reserve (default 0). */
+  kubeWarmPool?: number;
   /** Absent: the local provider's suggestion for this machine (1 otherwise). */
   numEnvs?: number;
   /** false: no screen recording. */

@@ -106,6 +106,25 @@ export function checkRunFlags(
       '--path-to-vm is used only with --provider vmware (the default provider is the local desktop): add --provider vmware, or drop --path-to-vm',
     );
   }
+  const kubeFlags = (
+    [
+      ['--kube-namespace', flags.kubeNamespace],
+      ['--kube-context', flags.kubeContext],
+      ['--kube-warm-pool', flags.kubeWarmPool],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  if (flags.provider !== 'kubernetes' && kubeFlags.length > 0) {
+    throw new RunOptionsError(
+      `${kubeFlags.map(([flag]) => flag).join(', ')}: used only with --provider kubernetes`,
+    );
+  }
+  if (flags.provider === 'kubernetes' && flags.pids !== undefined) {
+    // Refused rather than ignored: the pod spec has no process limit (the kubelet's podPidsLimit
+    // is a node setting).
+    throw new RunOptionsError(
+      "--pids: a Kubernetes pod spec cannot cap processes (the node's kubelet podPidsLimit does); drop --pids",
+    );
+  }
   if (flags.provider === 'vmware') {
     const vmx = resolve(io.cwd, flags.pathToVm);
     if (!existsSync(vmx) || !statSync(vmx).isFile()) {

@@ -27,7 +27,7 @@ export const fidelityRecordSchema = z.object({
   version: z.literal(1),
   /** `{domain}/{task id}[__inject__{vector}__{goal}]` */
   run: z.string(),
-  provider: z.enum(['local', 'vmware', 'podman', 'docker']),
+  provider: z.enum(['local', 'vmware', 'podman', 'docker', 'kubernetes']),
   vscode: z.object({ used: z.boolean(), kind: z.enum(VSCODE_KINDS) }),
   network: z.object({
     mode: z.enum(['off', 'on']),

@@ -9,8 +9,8 @@ export interface FidelityInput {
   readonly domain: string;
   /** `{domain}/{task id}[__inject__…]` */
   readonly run: string;
-  /** `podman` / `docker`: the same offline desktop as `local`, as a container image. */
-  readonly provider: 'local' | 'vmware' | 'podman' | 'docker';
+  /** `podman` / `docker` / `kubernetes`: the same offline desktop as `local`, as a container image. */
+  readonly provider: 'local' | 'vmware' | 'podman' | 'docker' | 'kubernetes';
   /** The VS Code the local desktop's `code` runs (ignored for vmware: upstream's VM has the real one). */
   readonly vscode?: 'real' | 'web' | 'stand-in';
   /** Whether the sandbox has network (`--network`). @default 'off' */

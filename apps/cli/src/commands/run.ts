@@ -199,11 +199,24 @@ export function runCommand(run: CliRun): Command {
     )
     .option(
       '--image <name>',
-      'podman / docker: the desktop image (default localhost/osharm-desktop:<version>, built by scripts/build-desktop-image.sh)',
+      'podman / docker / kubernetes: the desktop image (default localhost/osharm-desktop:<version>, built by scripts/build-desktop-image.sh; push it where the cluster pulls)',
+    )
+    .option(
+      '--kube-namespace <ns>',
+      "kubernetes: namespace of the desktop pods (default: the context's)",
+    )
+    .option(
+      '--kube-context <name>',
+      'kubernetes: kubeconfig context (default: the current one; inside a pod: its service account)',
+    )
+    .option(
+      '--kube-warm-pool <n>',
+      'kubernetes: ready pods each environment keeps in reserve, so a revert never waits for a cold start (default 0)',
+      number('--kube-warm-pool', { integer: true, min: 0 }),
     )
     .option(
       '--network',
-      "give the desktops a network with a route out (local: slirp4netns user-mode networking, host loopback unreachable; podman / docker: the engine's network) (default: none)",
+      "give the desktops a network with a route out (local: slirp4netns user-mode networking, host loopback unreachable; podman / docker: the engine's network; kubernetes: no egress NetworkPolicy deny) (default: none)",
     )
     .option(
       '--num-envs <n>',
