@@ -9,6 +9,7 @@ import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
 import { pinGuestSocket, sealHarnessDir, tunnelBridge } from '@osharm/vm-local';
 import { hardLimits, OWNER_LABEL, ownerId, removeNow, removeOrphans, runEngine } from './engine';
 import type { ContainerEngine } from './engine';
+import { PODMAN_SECCOMP_PROFILE, probeSudo, type ContainerSudoMode } from './container-sudo';
 import { VERSION } from './version';
 
 /** The image scripts/build-desktop-image.sh builds by default (full profile). */
@@ -46,6 +47,14 @@ export interface ContainerProviderSettings {
    * `runc` works. @default 'runc' for podman, the engine's default for docker
    */
   readonly runtime?: string | null;
+  /**
+   * A seccomp profile file for the container (`--security-opt seccomp=FILE`); `null`: the
+   * engine's default. The desktop's `sudo` (root of a nested user namespace) needs a profile that
+   * lets an unprivileged process call `unshare(CLONE_NEWUSER)`: podman's default does, docker's
+   * does not. @default podman: the engine's default; docker: {@link PODMAN_SECCOMP_PROFILE} when
+   * that file exists (the same syscall policy as a podman container), else docker's default
+   */
+  readonly seccompProfile?: string | null;
   /** How long `start()` waits for the guest server, ms. @default 60000 */
   readonly startTimeoutMs?: number;
   /** Screen of the desktop. @default 1920×1080 */
@@ -58,6 +67,7 @@ function providerError(engine: string, message: string, cause?: unknown): VmProv
 
 interface RunningContainer {
   readonly name: string;
+  readonly sudo: ContainerSudoMode;
   readonly endpoint: GuestEndpoint;
   readonly bridges: readonly Server[];
   readonly stateDir: string;
@@ -113,6 +123,15 @@ export class ContainerProvider implements VmProviderV1 {
     return this.running?.endpoint;
   }
 
+  /**
+   * How `sudo` works in the running container, as probed at start before any agent code ran
+   * (undefined when none runs): `in-namespace` when the desktop user is in group sudo and may make
+   * a user namespace (the image and the seccomp profile allow it), else `unavailable`.
+   */
+  sudoMode(): ContainerSudoMode | undefined {
+    return this.running?.sudo;
+  }
+
   /** Name of the running container, or undefined. */
   containerName(): string | undefined {
     return this.running?.name;
@@ -133,11 +152,16 @@ export class ContainerProvider implements VmProviderV1 {
     this.running = undefined;
     if (!running) return;
     await Promise.all(running.bridges.map(closeServer));
-    await runEngine(this.binary, ['rm', '--force', '--time', '0', running.name]).catch(
-      () => undefined,
-    );
+    await runEngine(this.binary, this.removeArgs(running.name)).catch(() => undefined);
     track(this.binary, running.name, false);
     await rm(running.stateDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /** `rm` at once: podman waits for its stop timeout unless `--time 0`; docker has no `--time` (its `--force` kills). */
+  private removeArgs(name: string): string[] {
+    return this.providerId === 'podman'
+      ? ['rm', '--force', '--time', '0', name]
+      : ['rm', '--force', name];
   }
 
   /** The container's log (Xvfb, D-Bus, guest server), for diagnostics. */
@@ -156,6 +180,15 @@ export class ContainerProvider implements VmProviderV1 {
     const runtime =
       s.runtime === undefined ? (this.providerId === 'podman' ? 'runc' : null) : s.runtime;
     const screen = s.screen ?? { width: 1920, height: 1080 };
+    // The desktop user's tmpfs mounts: podman chowns them to --user with `U`; docker takes the
+    // kernel's uid= / gid= options (and refuses `U`).
+    const owned = this.providerId === 'podman' ? 'U' : `uid=${DESKTOP_UID},gid=${DESKTOP_UID}`;
+    const seccomp =
+      s.seccompProfile !== undefined
+        ? s.seccompProfile
+        : this.providerId === 'docker' && existsSync(PODMAN_SECCOMP_PROFILE)
+          ? PODMAN_SECCOMP_PROFILE
+          : null;
     return [
       'run',
       '--detach',
@@ -172,15 +205,16 @@ export class ContainerProvider implements VmProviderV1 {
       'ALL',
       '--security-opt',
       'no-new-privileges',
+      ...(seccomp ? ['--security-opt', `seccomp=${seccomp}`] : []),
       '--read-only',
       '--tmpfs',
-      `/home/user:rw,exec,size=${tmpfs}m,mode=0755,U`,
+      `/home/user:rw,exec,size=${tmpfs}m,mode=0755,${owned}`,
       '--tmpfs',
       `/tmp:rw,exec,size=${tmpfs}m,mode=1777`,
       '--tmpfs',
       `/var/tmp:rw,size=${tmpfs}m,mode=1777`,
       '--tmpfs',
-      '/run:rw,size=64m,mode=0755,U', // the desktop user's, as in the embedded sandbox
+      `/run:rw,size=64m,mode=0755,${owned}`, // the desktop user's, as in the embedded sandbox
       '--volume',
       `${harnessDir}:/run/harness:rw`,
       // The engine's default rlimits can exceed the host's hard limits, which runc may not raise.
@@ -265,6 +299,7 @@ export class ContainerProvider implements VmProviderV1 {
         options.abortSignal,
       );
       await sealHarnessDir(harnessDir);
+      const sudo = await probeSudo(base);
       const channel = { socketPath, token };
       bridges.push(await tunnelBridge(channel, 9222), await tunnelBridge(channel, 8080));
       const port = (server: Server): number => {
@@ -276,14 +311,14 @@ export class ContainerProvider implements VmProviderV1 {
         chromiumUrl: `http://127.0.0.1:${port(bridges[0]!)}`,
         vlcUrl: `http://127.0.0.1:${port(bridges[1]!)}`,
       };
-      this.running = { name, endpoint, bridges, stateDir };
+      this.running = { name, sudo, endpoint, bridges, stateDir };
       return endpoint;
     } catch (error) {
       await Promise.all(bridges.map(closeServer));
       const logs = await runEngine(this.binary, ['logs', name], { withStderr: true }).catch(
         () => '',
       );
-      await runEngine(this.binary, ['rm', '--force', '--time', '0', name]).catch(() => undefined);
+      await runEngine(this.binary, this.removeArgs(name)).catch(() => undefined);
       track(this.binary, name, false);
       await rm(stateDir, { recursive: true, force: true }).catch(() => undefined);
       if (VmProviderError.isInstance(error)) throw error;
