@@ -2,7 +2,9 @@
 // picks one). An engine whose command, daemon or image is missing is skipped, naming what to do.
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
-import { hostname } from 'node:os';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createContainerProvider, DEFAULT_DESKTOP_IMAGE, OWNER_LABEL } from './index';
@@ -292,4 +294,81 @@ describe.each(engines)('container provider on the real desktop image (%s)', engi
     expect(VmProviderError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/scripts\/build-desktop-image\.sh/);
   });
+});
+
+// Rootless podman: only where scripts/rootless-podman-user.sh made its account (not in CI).
+const ROOTLESS_USER = process.env.OSHARM_ROOTLESS_USER ?? 'osharm-rootless';
+function rootlessSkipReason(): string | undefined {
+  if ((process.getuid?.() ?? 0) !== 0)
+    return 'the test switches to the rootless account: run as root';
+  try {
+    execFileSync('id', ['-u', ROOTLESS_USER], { stdio: 'ignore' });
+  } catch {
+    return `no ${ROOTLESS_USER} account: create it with scripts/rootless-podman-user.sh`;
+  }
+  return undefined;
+}
+const rootlessReason = rootlessSkipReason();
+if (rootlessReason) console.warn(`rootless podman test skipped: ${rootlessReason}`);
+
+describe.skipIf(rootlessReason !== undefined)('container provider under rootless podman', () => {
+  it('starts a limited desktop as that user, or refuses where podman would drop the limits (cgroup v1)', () => {
+    const uid = execFileSync('id', ['-u', ROOTLESS_USER], { encoding: 'utf8' }).trim();
+    const dist = new URL('../dist/index.js', import.meta.url).pathname;
+    const program = `
+      const { createContainerProvider } = await import(${JSON.stringify(dist)});
+      const provider = createContainerProvider({ image: process.env.IMAGE, memoryMb: 1024, pids: 256 });
+      try {
+        await provider.start();
+        const { execFileSync } = await import('node:child_process');
+        const limits = execFileSync('podman', ['inspect', '--format', '{{.HostConfig.Memory}} {{.HostConfig.PidsLimit}}', provider.containerName()], { encoding: 'utf8' }).trim();
+        console.log(JSON.stringify({ started: true, sudo: provider.sudoMode(), limits }));
+      } catch (error) {
+        console.log(JSON.stringify({ started: false, error: error.message }));
+      } finally {
+        await provider.stop();
+      }`;
+    // `su -` starts a login shell with a clean environment: the program goes in a file it can read.
+    const dir = mkdtempSync(join(tmpdir(), 'osharm-rootless-'));
+    chmodSync(dir, 0o755);
+    const file = join(dir, 'start.mjs');
+    writeFileSync(file, program, { mode: 0o644 });
+    let output: string;
+    try {
+      output = execFileSync(
+        'su',
+        [
+          '-',
+          ROOTLESS_USER,
+          '-c',
+          `cd /tmp && XDG_RUNTIME_DIR=/run/user/${uid} IMAGE='${image}' '${process.execPath}' '${file}'`,
+        ],
+        { encoding: 'utf8', timeout: 300_000, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const answer = JSON.parse(output.trim().split('\n').pop()!) as {
+      started: boolean;
+      error?: string;
+      sudo?: string;
+      limits?: string;
+    };
+    const cgroups = execFileSync(
+      'su',
+      [
+        '-',
+        ROOTLESS_USER,
+        '-c',
+        `XDG_RUNTIME_DIR=/run/user/${uid} podman info --format '{{.Host.CgroupsVersion}}'`,
+      ],
+      { encoding: 'utf8' },
+    ).trim();
+    if (cgroups === 'v1') {
+      expect(answer).toMatchObject({ started: false });
+      expect(answer.error).toMatch(/rootless podman cannot apply .* limits .*cgroup v1/);
+    } else {
+      expect(answer).toMatchObject({ started: true, limits: `${1024 * 1024 * 1024} 256` });
+    }
+  }, 360_000);
 });
