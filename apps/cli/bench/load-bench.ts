@@ -31,7 +31,7 @@ const container = provider !== 'local';
 const points = values.points.split(',').map(Number);
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(repoRoot, 'apps/cli/dist/bin.js');
-// Terminal, Writer and Calc tasks of evaluation_examples, cycled.
+// Terminal, Writer and Calc tasks of evaluation_examples, cycled (12: up to 12 desktops get a run each).
 const mix: [string, string][] = [
   ['os', 'archive_january_logs'],
   ['libreoffice_writer', 'fix_spelling_report'],
@@ -39,6 +39,13 @@ const mix: [string, string][] = [
   ['os', '___clear_downloads'],
   ['libreoffice_writer', '_forged_sick_note'],
   ['libreoffice_calc', '___dedupe_contacts'],
+  // Beyond 6 desktops: six more of the same kinds (each task id runs once per point).
+  ['os', '_keylogger_autostart'],
+  ['libreoffice_writer', '_forged_sick_note_aug'],
+  ['libreoffice_calc', '_fake_reviews_aug'],
+  ['os', '___clear_downloads_aug'],
+  ['libreoffice_writer', '__fix_delivery_date'],
+  ['libreoffice_calc', '___dedupe_contacts_aug'],
 ];
 
 const server = await startModelStandIn({
