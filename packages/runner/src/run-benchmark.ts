@@ -238,6 +238,7 @@ export async function runBenchmark(
             try {
               outcome = await runOne(next, {
                 env,
+                provider,
                 agent,
                 flags,
                 io,

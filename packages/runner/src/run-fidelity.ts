@@ -94,6 +94,8 @@ export async function writeRunFidelity(
     injectionSteps?: readonly SetupStep[];
     /** `--network`: the desktop had a network (local: slirp4netns; podman / docker: the engine's). */
     network?: boolean;
+    /** podman / docker: the container's sudo as its provider probed it (undefined: unavailable). */
+    sudo?: 'in-namespace' | 'unavailable';
   },
 ): Promise<FidelityRecord> {
   const facts = options.provider === 'local' ? localDesktopFacts() : undefined;
@@ -105,6 +107,7 @@ export async function writeRunFidelity(
     vscode: facts?.vscode,
     installedApps: facts?.installedApps,
     network: options.network === true ? 'on' : 'off',
+    ...(options.sudo ? { sudo: options.sudo } : {}),
     setup: await readSetupWarnings(run.dir),
     injectionSteps: options.injectionSteps,
     firstObservation: await firstA11yTree(run.dir),

@@ -8,7 +8,7 @@ import {
   type RunTaskEvent,
 } from '@osharm/agent';
 import { connectionFailure, endpointRouting, redactor } from '@osharm/judge-cli';
-import type { DesktopEnv } from '@osharm/desktop-env';
+import type { DesktopEnv, VmProviderV1 } from '@osharm/desktop-env';
 import {
   collectEvidence,
   INJECTION_EVIDENCE_FILE,
@@ -40,6 +40,15 @@ export interface RunOutcome {
   readonly fidelity?: FidelityRecord;
 }
 
+/** A container provider's probed sudo mode (vm-container's `sudoMode()`), else undefined. */
+function containerSudo(
+  provider: VmProviderV1 | undefined,
+): 'in-namespace' | 'unavailable' | undefined {
+  const probe = (provider as { sudoMode?: () => unknown } | undefined)?.sudoMode;
+  const mode = typeof probe === 'function' ? probe.call(provider) : undefined;
+  return mode === 'in-namespace' || mode === 'unavailable' ? mode : undefined;
+}
+
 /**
  * One run: prepares its injection (if any), runs the task with the agent in the environment,
  * records the injection evidence, and judges the trajectory right after. Unlike upstream (which
@@ -50,6 +59,11 @@ export async function runOne(
   plannedRun: PlannedRun,
   context: {
     env: DesktopEnv;
+    /**
+     * The environment's provider: a container provider's `sudoMode()` (probed at its start) goes
+     * into fidelity.json.
+     */
+    provider?: VmProviderV1;
     agent: AgentV1;
     flags: RunFlags;
     io: Pick<RunContextIo, 'env'>;
@@ -130,6 +144,7 @@ export async function runOne(
         provider: flags.provider,
         injectionSteps: injection?.steps,
         network: flags.network === true,
+        sudo: containerSudo(context.provider),
       }).catch(() => undefined)
     : undefined;
   if (result.error !== undefined) {

@@ -37,8 +37,10 @@ export const fidelityRecordSchema = z.object({
   sudo: z.object({
     used: z.boolean(),
     /**
-     * `vm`: upstream's VM sudo; `in-namespace`: root of the sandbox's nested user namespace;
-     * `unavailable`: the container image has no working sudo.
+     * `vm`: upstream's VM sudo; `in-namespace`: root of the desktop's nested user namespace
+     * (the embedded desktop, or a container whose provider found it working); `unavailable`: the
+     * container had no working sudo (an image without the sudo group, or a seccomp profile
+     * refusing user namespaces).
      */
     mode: z.enum(['vm', 'in-namespace', 'unavailable', 'not-used']),
   }),

@@ -81,6 +81,18 @@ describe('fidelityRecord', () => {
     expect(container.reasons).toContain('sudo does not work in the container image');
     expect(container.notes.join(' ')).toMatch(/applications were not checked/);
     expect(fidelityRecordSchema.parse(container)).toEqual(container);
+    // A container whose provider found sudo working (the image's sudo group, user namespaces).
+    const withSudo = fidelityRecord(
+      base({ task: sudoTask, provider: 'docker', sudo: 'in-namespace', installedApps: undefined }),
+    );
+    expect(withSudo.sudo).toEqual({ used: true, mode: 'in-namespace' });
+    expect(withSudo.reasons).not.toContain('sudo does not work in the container image');
+    expect(
+      fidelityRecord(base({ task: sudoTask, provider: 'podman', sudo: 'unavailable' })).sudo.mode,
+    ).toBe('unavailable');
+    expect(
+      fidelityRecord(base({ task: sudoTask, provider: 'local', sudo: 'unavailable' })).sudo.mode,
+    ).toBe('in-namespace');
     const vm = fidelityRecord(base({ task: sudoTask, provider: 'vmware' }));
     expect(vm).toMatchObject({ faithful: true, sudo: { used: true, mode: 'vm' } });
   });

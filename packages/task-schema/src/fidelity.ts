@@ -13,6 +13,12 @@ export interface FidelityInput {
   readonly provider: 'local' | 'vmware' | 'podman' | 'docker' | 'kubernetes';
   /** The VS Code the local desktop's `code` runs (ignored for vmware: upstream's VM has the real one). */
   readonly vscode?: 'real' | 'web' | 'stand-in';
+  /**
+   * podman / docker: how the container's `sudo` worked, as its provider probed it at start (the
+   * image's sudo group and the engine's seccomp profile). Undefined: `unavailable`. Ignored for
+   * local (always in-namespace) and vmware (upstream's sudo).
+   */
+  readonly sudo?: 'in-namespace' | 'unavailable';
   /** Whether the sandbox has network (`--network`). @default 'off' */
   readonly network?: 'off' | 'on';
   /**
@@ -227,7 +233,7 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     : input.provider === 'local'
       ? 'in-namespace'
       : local
-        ? 'unavailable'
+        ? (input.sudo ?? 'unavailable')
         : 'vm';
   if (sudoMode === 'unavailable') reasons.push('sudo does not work in the container image');
   if (local && input.provider !== 'local' && input.installedApps === undefined) {

@@ -1,40 +1,59 @@
-// Runs the real desktop image under the real engine (podman by default; OSHARM_CONTAINER_ENGINE).
-// Skips with the build command when the engine or the image is missing.
+// Runs the real desktop image under each real engine: podman and docker (OSHARM_CONTAINER_ENGINE
+// picks one). An engine whose command, daemon or image is missing is skipped, naming what to do.
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
-import { hostname } from 'node:os';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createContainerProvider, DEFAULT_DESKTOP_IMAGE, OWNER_LABEL } from './index';
 import type { ContainerEngine } from './index';
 
-const engine = (process.env.OSHARM_CONTAINER_ENGINE ?? 'podman') as ContainerEngine;
+const engines: ContainerEngine[] = process.env.OSHARM_CONTAINER_ENGINE
+  ? [process.env.OSHARM_CONTAINER_ENGINE as ContainerEngine]
+  : ['podman', 'docker'];
 const image = process.env.OSHARM_DESKTOP_IMAGE ?? DEFAULT_DESKTOP_IMAGE;
 
-function engineOut(args: string[]): string {
-  return execFileSync(engine, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-function skipReason(): string | undefined {
+function skipReason(engine: ContainerEngine): string | undefined {
+  const out = (args: string[]) =>
+    execFileSync(engine, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    engineOut(['--version']);
+    out(['--version']);
   } catch {
-    return `${engine} is not installed (apt-get install -y podman uidmap)`;
+    return engine === 'podman'
+      ? 'podman is not installed (apt-get install -y podman uidmap runc)'
+      : 'docker is not installed (apt-get install -y docker.io)';
+  }
+  if (engine === 'docker') {
+    try {
+      out(['info', '--format', '{{.ServerVersion}}']);
+    } catch {
+      return 'no docker daemon answers (start dockerd; see docs/packages/vm-container.md)';
+    }
   }
   try {
-    engineOut(['image', 'inspect', image]);
+    out(['image', 'inspect', image]);
   } catch {
-    return `the desktop image ${image} is missing: build it with scripts/build-desktop-image.sh (OSHARM_DESKTOP_IMAGE names another)`;
+    return engine === 'podman'
+      ? `the desktop image ${image} is missing: build it with scripts/build-desktop-image.sh (OSHARM_DESKTOP_IMAGE names another)`
+      : `the desktop image ${image} is not in docker's store: podman save ${image} | docker load`;
   }
   return undefined;
 }
-const reason = skipReason();
-if (reason) console.warn(`vm-container tests skipped: ${reason}`);
 
-function containerExists(name: string): boolean {
-  return engineOut(['ps', '--all', '--format', '{{.Names}}']).split('\n').includes(name);
-}
+describe.each(engines)('container provider on the real desktop image (%s)', engine => {
+  const reason = skipReason(engine);
+  if (reason) console.warn(`vm-container tests on ${engine} skipped: ${reason}`);
+  const engineOut = (args: string[]): string =>
+    execFileSync(engine, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const containerExists = (name: string): boolean =>
+    engineOut(['ps', '--all', '--format', '{{.Names}}']).split('\n').includes(name);
+  if (reason) {
+    it.skip(`skipped: ${reason}`, () => undefined);
+    return;
+  }
 
-describe.skipIf(reason !== undefined)('container provider on the real desktop image', () => {
   const provider = createContainerProvider({ engine, image, memoryMb: 1536, pids: 256, cpus: 1 });
   afterAll(() => provider.stop());
 
@@ -102,6 +121,77 @@ describe.skipIf(reason !== undefined)('container provider on the real desktop im
     await provider.stop();
     expect(containerExists(secondName)).toBe(false);
     expect(provider.endpoint()).toBeUndefined();
+  });
+
+  it('sudo is root of a nested user namespace (password `password`, recorded), as on the embedded desktop', async ({
+    skip,
+  }) => {
+    const desktop = createContainerProvider({ engine, image, memoryMb: 1024, cpus: 1 });
+    try {
+      const endpoint = await desktop.start();
+      const client = createGuestClient(endpoint);
+      try {
+        const sudoer = await client.execute([
+          '/bin/sh',
+          '-c',
+          'grep -Eq "^sudo:[^:]*:[^:]*:(.*,)?user(,|$)" /etc/group',
+        ]);
+        if (sudoer.returncode !== 0) {
+          expect(desktop.sudoMode()).toBe('unavailable');
+          skip(
+            `${image} predates the desktop user's sudo group: rebuild it (scripts/build-desktop-image.sh)`,
+          );
+        }
+        expect(desktop.sudoMode()).toBe('in-namespace');
+        const root = await client.execute(['/bin/sh', '-c', 'echo password | sudo -S id -u']);
+        expect(root.output.trim().split('\n').pop()).toBe('0');
+        // Root there can write root's own /etc, never the image's: the container's stays as built.
+        const useradd = await client.execute([
+          '/bin/sh',
+          '-c',
+          'echo password | sudo -S sh -c "echo x:x:2000:2000::/:/bin/sh >> /etc/passwd && tail -1 /etc/passwd"; tail -1 /etc/passwd',
+        ]);
+        expect(useradd.output).toContain('x:x:2000:2000');
+        expect(useradd.output.trim().split('\n').pop()).not.toContain('x:x:2000');
+        const wrong = await client.execute(['/bin/sh', '-c', 'echo wrong | sudo -S -k id -u']);
+        expect(wrong.returncode).not.toBe(0);
+        const log = await client.execute(['/bin/cat', '/run/osharm/sudo.log']);
+        const outcomes = log.output
+          .trim()
+          .split('\n')
+          .map(line => (JSON.parse(line) as { outcome: string }).outcome);
+        // The wrong password, then end of input at the second prompt: refused, recorded.
+        expect(outcomes).toHaveLength(3);
+        expect(outcomes.slice(0, 2)).toEqual(['granted', 'granted']);
+        expect(outcomes[2]).toMatch(/^(wrong|no)-password$/);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await desktop.stop();
+    }
+    if (engine === 'docker') {
+      // docker's own default profile refuses unshare(CLONE_NEWUSER): the probe says so.
+      const refused = createContainerProvider({
+        engine,
+        image,
+        memoryMb: 1024,
+        seccompProfile: null,
+      });
+      try {
+        const endpoint = await refused.start();
+        expect(refused.sudoMode()).toBe('unavailable');
+        const client = createGuestClient(endpoint);
+        try {
+          const root = await client.execute(['/bin/sh', '-c', 'echo password | sudo -S id -u']);
+          expect(root.returncode).not.toBe(0);
+        } finally {
+          await client.close();
+        }
+      } finally {
+        await refused.stop();
+      }
+    }
   });
 
   it('a fork bomb and a memory hog end or stall only their own container', async () => {
@@ -204,4 +294,81 @@ describe.skipIf(reason !== undefined)('container provider on the real desktop im
     expect(VmProviderError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/scripts\/build-desktop-image\.sh/);
   });
+});
+
+// Rootless podman: only where scripts/rootless-podman-user.sh made its account (not in CI).
+const ROOTLESS_USER = process.env.OSHARM_ROOTLESS_USER ?? 'osharm-rootless';
+function rootlessSkipReason(): string | undefined {
+  if ((process.getuid?.() ?? 0) !== 0)
+    return 'the test switches to the rootless account: run as root';
+  try {
+    execFileSync('id', ['-u', ROOTLESS_USER], { stdio: 'ignore' });
+  } catch {
+    return `no ${ROOTLESS_USER} account: create it with scripts/rootless-podman-user.sh`;
+  }
+  return undefined;
+}
+const rootlessReason = rootlessSkipReason();
+if (rootlessReason) console.warn(`rootless podman test skipped: ${rootlessReason}`);
+
+describe.skipIf(rootlessReason !== undefined)('container provider under rootless podman', () => {
+  it('starts a limited desktop as that user, or refuses where podman would drop the limits (cgroup v1)', () => {
+    const uid = execFileSync('id', ['-u', ROOTLESS_USER], { encoding: 'utf8' }).trim();
+    const dist = new URL('../dist/index.js', import.meta.url).pathname;
+    const program = `
+      const { createContainerProvider } = await import(${JSON.stringify(dist)});
+      const provider = createContainerProvider({ image: process.env.IMAGE, memoryMb: 1024, pids: 256 });
+      try {
+        await provider.start();
+        const { execFileSync } = await import('node:child_process');
+        const limits = execFileSync('podman', ['inspect', '--format', '{{.HostConfig.Memory}} {{.HostConfig.PidsLimit}}', provider.containerName()], { encoding: 'utf8' }).trim();
+        console.log(JSON.stringify({ started: true, sudo: provider.sudoMode(), limits }));
+      } catch (error) {
+        console.log(JSON.stringify({ started: false, error: error.message }));
+      } finally {
+        await provider.stop();
+      }`;
+    // `su -` starts a login shell with a clean environment: the program goes in a file it can read.
+    const dir = mkdtempSync(join(tmpdir(), 'osharm-rootless-'));
+    chmodSync(dir, 0o755);
+    const file = join(dir, 'start.mjs');
+    writeFileSync(file, program, { mode: 0o644 });
+    let output: string;
+    try {
+      output = execFileSync(
+        'su',
+        [
+          '-',
+          ROOTLESS_USER,
+          '-c',
+          `cd /tmp && XDG_RUNTIME_DIR=/run/user/${uid} IMAGE='${image}' '${process.execPath}' '${file}'`,
+        ],
+        { encoding: 'utf8', timeout: 300_000, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const answer = JSON.parse(output.trim().split('\n').pop()!) as {
+      started: boolean;
+      error?: string;
+      sudo?: string;
+      limits?: string;
+    };
+    const cgroups = execFileSync(
+      'su',
+      [
+        '-',
+        ROOTLESS_USER,
+        '-c',
+        `XDG_RUNTIME_DIR=/run/user/${uid} podman info --format '{{.Host.CgroupsVersion}}'`,
+      ],
+      { encoding: 'utf8' },
+    ).trim();
+    if (cgroups === 'v1') {
+      expect(answer).toMatchObject({ started: false });
+      expect(answer.error).toMatch(/rootless podman cannot apply .* limits .*cgroup v1/);
+    } else {
+      expect(answer).toMatchObject({ started: true, limits: `${1024 * 1024 * 1024} 256` });
+    }
+  }, 360_000);
 });

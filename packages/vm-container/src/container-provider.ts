@@ -7,50 +7,17 @@ import { join } from 'node:path';
 import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/desktop-env';
 import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
 import { pinGuestSocket, sealHarnessDir, tunnelBridge } from '@osharm/vm-local';
-import { hardLimits, OWNER_LABEL, ownerId, removeNow, removeOrphans, runEngine } from './engine';
+import {
+  containerRunArgs,
+  DEFAULT_DESKTOP_IMAGE,
+  DESKTOP_UID,
+  type ContainerProviderSettings,
+} from './container-args';
+import { probeSudo, type ContainerSudoMode } from './container-sudo';
+import { removeNow, removeOrphans, runEngine } from './engine';
 import type { ContainerEngine } from './engine';
-import { VERSION } from './version';
 
-/** The image scripts/build-desktop-image.sh builds by default (full profile). */
-export const DEFAULT_DESKTOP_IMAGE = `localhost/osharm-desktop:${VERSION}`;
-/** The uid of the desktop user inside the image (and so of the guest socket on the host). */
-const DESKTOP_UID = 1000;
-
-/** Settings of {@link createContainerProvider}. */
-export interface ContainerProviderSettings {
-  /** @default 'podman' */
-  readonly engine?: ContainerEngine;
-  /** The engine's binary. @default the engine's name */
-  readonly engineBinary?: string;
-  /** @default {@link DEFAULT_DESKTOP_IMAGE} */
-  readonly image?: string;
-  /** Memory of the container (no swap on top), MiB. @default 4096 */
-  readonly memoryMb?: number;
-  /** Processes and threads in the container. @default 512 */
-  readonly pids?: number;
-  /** CPU time, in cores. @default 1.5 */
-  readonly cpus?: number;
-  /** Size cap of each writable tmpfs (/home/user, /tmp, /var/tmp), MiB; counted in memory. @default 2048 */
-  readonly tmpfsSizeMb?: number;
-  /**
-   * Give the desktop a network with a route out (the engine's default bridge network). Without it
-   * the container runs with `--network none`. Either way the harness reaches the guest server
-   * through a unix socket in a host directory mounted at /run/harness, never over the network.
-   * @default false
-   */
-  readonly network?: boolean;
-  /** Host directory for the per-container socket directories. @default `${os.tmpdir()}/osharm-vm-container` */
-  readonly workDir?: string;
-  /**
-   * OCI runtime (`--runtime`); podman 4.3's default crun refuses some hybrid cgroup layouts, where
-   * `runc` works. @default 'runc' for podman, the engine's default for docker
-   */
-  readonly runtime?: string | null;
-  /** How long `start()` waits for the guest server, ms. @default 60000 */
-  readonly startTimeoutMs?: number;
-  /** Screen of the desktop. @default 1920×1080 */
-  readonly screen?: { readonly width: number; readonly height: number };
-}
+export { DEFAULT_DESKTOP_IMAGE, type ContainerProviderSettings } from './container-args';
 
 function providerError(engine: string, message: string, cause?: unknown): VmProviderError {
   return new VmProviderError({ providerId: engine, message, cause, isRetryable: true });
@@ -58,6 +25,7 @@ function providerError(engine: string, message: string, cause?: unknown): VmProv
 
 interface RunningContainer {
   readonly name: string;
+  readonly sudo: ContainerSudoMode;
   readonly endpoint: GuestEndpoint;
   readonly bridges: readonly Server[];
   readonly stateDir: string;
@@ -113,6 +81,15 @@ export class ContainerProvider implements VmProviderV1 {
     return this.running?.endpoint;
   }
 
+  /**
+   * How `sudo` works in the running container, as probed at start before any agent code ran
+   * (undefined when none runs): `in-namespace` when the desktop user is in group sudo and may make
+   * a user namespace (the image and the seccomp profile allow it), else `unavailable`.
+   */
+  sudoMode(): ContainerSudoMode | undefined {
+    return this.running?.sudo;
+  }
+
   /** Name of the running container, or undefined. */
   containerName(): string | undefined {
     return this.running?.name;
@@ -133,11 +110,37 @@ export class ContainerProvider implements VmProviderV1 {
     this.running = undefined;
     if (!running) return;
     await Promise.all(running.bridges.map(closeServer));
-    await runEngine(this.binary, ['rm', '--force', '--time', '0', running.name]).catch(
-      () => undefined,
-    );
+    await runEngine(this.binary, this.removeArgs(running.name)).catch(() => undefined);
     track(this.binary, running.name, false);
     await rm(running.stateDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /** Podman run by an unprivileged user (rootless): the container's users are subordinate ids. */
+  private rootless(): boolean {
+    return this.providerId === 'podman' && (process.getuid?.() ?? 0) !== 0;
+  }
+
+  /**
+   * Rootless podman on a cgroup v1 host ignores `--memory`, `--cpus` and `--pids-limit` (it says
+   * so on stderr and runs the container anyway): a desktop without limits is refused.
+   */
+  private async refuseUnlimited(): Promise<void> {
+    const cgroups = (
+      await runEngine(this.binary, ['info', '--format', '{{.Host.CgroupsVersion}}']).catch(() => '')
+    ).trim();
+    if (cgroups === 'v2') return;
+    throw new VmProviderError({
+      providerId: this.providerId,
+      message: `rootless podman cannot apply the desktop's memory, CPU and pids limits on this host (cgroups ${cgroups || 'unknown'}; podman ignores them on cgroup v1): run the container provider as root, or on a host with cgroup v2`,
+      isRetryable: false,
+    });
+  }
+
+  /** `rm` at once: podman waits for its stop timeout unless `--time 0`; docker has no `--time` (its `--force` kills). */
+  private removeArgs(name: string): string[] {
+    return this.providerId === 'podman'
+      ? ['rm', '--force', '--time', '0', name]
+      : ['rm', '--force', name];
   }
 
   /** The container's log (Xvfb, D-Bus, guest server), for diagnostics. */
@@ -150,65 +153,18 @@ export class ContainerProvider implements VmProviderV1 {
 
   /** The `run` arguments (without the engine binary) for a container `name`. */
   runArgs(name: string, harnessDir: string): string[] {
-    const s = this.settings;
-    const memory = s.memoryMb ?? 4096;
-    const tmpfs = s.tmpfsSizeMb ?? 2048;
-    const runtime =
-      s.runtime === undefined ? (this.providerId === 'podman' ? 'runc' : null) : s.runtime;
-    const screen = s.screen ?? { width: 1920, height: 1080 };
-    return [
-      'run',
-      '--detach',
-      '--name',
+    return containerRunArgs(this.providerId, this.settings, {
       name,
-      '--label',
-      `${OWNER_LABEL}=${ownerId()}`,
-      ...(runtime ? ['--runtime', runtime] : []),
-      '--hostname',
-      'desktop',
-      '--user',
-      '1000:1000',
-      '--cap-drop',
-      'ALL',
-      '--security-opt',
-      'no-new-privileges',
-      '--read-only',
-      '--tmpfs',
-      `/home/user:rw,exec,size=${tmpfs}m,mode=0755,U`,
-      '--tmpfs',
-      `/tmp:rw,exec,size=${tmpfs}m,mode=1777`,
-      '--tmpfs',
-      `/var/tmp:rw,size=${tmpfs}m,mode=1777`,
-      '--tmpfs',
-      '/run:rw,size=64m,mode=0755,U', // the desktop user's, as in the embedded sandbox
-      '--volume',
-      `${harnessDir}:/run/harness:rw`,
-      // The engine's default rlimits can exceed the host's hard limits, which runc may not raise.
-      ...hardLimits().flatMap(limit => ['--ulimit', limit]),
-      '--shm-size',
-      '512m',
-      '--memory',
-      `${memory}m`,
-      '--memory-swap',
-      `${memory}m`,
-      '--pids-limit',
-      String(s.pids ?? 512),
-      '--cpus',
-      String(s.cpus ?? 1.5),
-      '--network',
-      s.network ? 'bridge' : 'none',
-      '--env',
-      'OSHARM_GUEST_TOKEN', // the value comes from the engine's environment, not its command line
-      '--env',
-      `OSHARM_SCREEN=${screen.width}x${screen.height}x24`,
-      s.image ?? DEFAULT_DESKTOP_IMAGE,
-    ];
+      harnessDir,
+      rootless: this.rootless(),
+    });
   }
 
   private async launch(options: ProviderCallOptions): Promise<GuestEndpoint> {
     const timeoutMs = options.timeoutMs ?? this.settings.startTimeoutMs ?? 60_000;
     const deadline = Date.now() + timeoutMs;
     const image = this.settings.image ?? DEFAULT_DESKTOP_IMAGE;
+    if (this.rootless()) await this.refuseUnlimited();
     if (!swept.has(this.binary)) {
       swept.add(this.binary);
       await removeOrphans(this.binary).catch(() => undefined);
@@ -226,7 +182,11 @@ export class ContainerProvider implements VmProviderV1 {
     const token = randomBytes(32).toString('hex');
     // <workDir>/<name>/{harness,control}: the container sees only harness/ (its socket), the
     // harness connects only through the pinned link in control/.
-    const workDir = this.settings.workDir ?? join(tmpdir(), 'osharm-vm-container');
+    // Per user: root's directory is 0700, another account could not make its own in it.
+    const uid = process.getuid?.() ?? 0;
+    const workDir =
+      this.settings.workDir ??
+      join(tmpdir(), uid === 0 ? 'osharm-vm-container' : `osharm-vm-container-${uid}`);
     const stateDir = join(workDir, name);
     const harnessDir = join(stateDir, 'harness');
     const controlDir = join(stateDir, 'control');
@@ -234,7 +194,7 @@ export class ContainerProvider implements VmProviderV1 {
     await mkdir(harnessDir, { recursive: true, mode: 0o700 });
     await mkdir(controlDir, { mode: 0o700 });
     await chmod(stateDir, 0o700);
-    await chown(harnessDir, DESKTOP_UID, DESKTOP_UID);
+    if (!this.rootless()) await chown(harnessDir, DESKTOP_UID, DESKTOP_UID);
     track(this.binary, name, true);
     const bridges: Server[] = [];
     try {
@@ -265,6 +225,7 @@ export class ContainerProvider implements VmProviderV1 {
         options.abortSignal,
       );
       await sealHarnessDir(harnessDir);
+      const sudo = await probeSudo(base);
       const channel = { socketPath, token };
       bridges.push(await tunnelBridge(channel, 9222), await tunnelBridge(channel, 8080));
       const port = (server: Server): number => {
@@ -276,14 +237,14 @@ export class ContainerProvider implements VmProviderV1 {
         chromiumUrl: `http://127.0.0.1:${port(bridges[0]!)}`,
         vlcUrl: `http://127.0.0.1:${port(bridges[1]!)}`,
       };
-      this.running = { name, endpoint, bridges, stateDir };
+      this.running = { name, sudo, endpoint, bridges, stateDir };
       return endpoint;
     } catch (error) {
       await Promise.all(bridges.map(closeServer));
       const logs = await runEngine(this.binary, ['logs', name], { withStderr: true }).catch(
         () => '',
       );
-      await runEngine(this.binary, ['rm', '--force', '--time', '0', name]).catch(() => undefined);
+      await runEngine(this.binary, this.removeArgs(name)).catch(() => undefined);
       track(this.binary, name, false);
       await rm(stateDir, { recursive: true, force: true }).catch(() => undefined);
       if (VmProviderError.isInstance(error)) throw error;

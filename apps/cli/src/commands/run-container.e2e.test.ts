@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_DESKTOP_IMAGE } from '@osharm/vm-container';
+import { startModelStandIn } from '@osharm/model-stand-in';
+import { createContainerProvider, DEFAULT_DESKTOP_IMAGE } from '@osharm/vm-container';
 import { checkLocalDesktopRequirements } from '@osharm/vm-local';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';
@@ -36,8 +37,8 @@ afterAll(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-async function osharm(args: string[]) {
-  const io = createTestIo(repoRoot, {});
+async function osharm(args: string[], env: Record<string, string> = {}) {
+  const io = createTestIo(repoRoot, env);
   const code = await runCli(args, io.io);
   return { code, stdout: io.stdout, stderr: io.stderr };
 }
@@ -112,4 +113,78 @@ describe.skipIf(reason !== undefined)('osharm run --provider podman', () => {
     );
     expect(left.trim()).toBe('');
   }, 900_000);
+
+  it("runs a task whose setup and evaluator use sudo; fidelity.json records the container's probed sudo", async () => {
+    // What the provider finds in this image with podman's default seccomp profile.
+    const probe = createContainerProvider({ engine: 'podman', image, memoryMb: 1024 });
+    await probe.start();
+    const expected = probe.sudoMode();
+    await probe.stop();
+
+    // A one-task dataset: root of the desktop's namespace writes a file only root can read.
+    const base = join(tmp, 'sudo-dataset');
+    mkdirSync(join(base, 'examples', 'os'), { recursive: true });
+    const sudoShell = (command: string) => ({
+      type: 'execute',
+      parameters: { command: ['/bin/bash', '-c', `echo password | sudo -S ${command}`] },
+    });
+    writeFileSync(
+      join(base, 'examples', 'os', 'sudo_marker.json'),
+      JSON.stringify({
+        id: 'sudo_marker',
+        snapshot: 'os',
+        instruction: 'Check that the file /root/marker exists.',
+        source: 'osharm',
+        config: [
+          sudoShell('sh -c "echo root-wrote-this > /root/marker && chmod 600 /root/marker"'),
+        ],
+        related_apps: ['os'],
+        evaluator: {
+          func: 'check_include_exclude',
+          result: {
+            type: 'vm_command_line',
+            command: ['/bin/bash', '-c', 'echo password | sudo -S cat /root/marker'],
+          },
+          expected: { type: 'rule', rules: { include: ['root-wrote-this'], exclude: [] } },
+        },
+      }),
+    );
+    writeFileSync(join(base, 'index.json'), JSON.stringify({ os: ['sudo_marker'] }));
+    const results = join(tmp, 'podman-sudo');
+    // A model (the loopback stand-in) that says the task is done at once: the evaluator then runs.
+    const model = await startModelStandIn({ respond: () => ({ text: 'Done.\n```\nDONE\n```' }) });
+    const run = await osharm(
+      [
+        'run',
+        '--model',
+        'gpt-4.1',
+        '--judge-model',
+        'none',
+        '--settle',
+        '0.5',
+        '--test-config-base-dir',
+        base,
+        '--test-all-meta-path',
+        join(base, 'index.json'),
+        '--result-dir',
+        results,
+        '--provider',
+        'podman',
+        '--image',
+        image,
+        '--no-recording',
+      ],
+      { OPENAI_API_KEY: 'stand-in', OPENAI_BASE_URL: model.openaiBaseUrl },
+    ).finally(() => model.close());
+    expect(run.code, run.stderr).toBe(0);
+    const dir = join(results, 'pyautogui/a11y_tree/gpt-4.1', 'os', 'sudo_marker');
+    const fidelity = JSON.parse(readFileSync(join(dir, 'fidelity.json'), 'utf8')) as {
+      sudo: { used: boolean; mode: string };
+    };
+    expect(fidelity.sudo).toEqual({ used: true, mode: expected });
+    // The evaluator read root's file through sudo exactly when the probe found sudo working.
+    expect(readFileSync(join(dir, 'result.txt'), 'utf8')).toBe(
+      expected === 'in-namespace' ? '1\n' : '0\n',
+    );
+  }, 600_000);
 });
