@@ -21,6 +21,8 @@ export { VERSION } from './version';
 export { UndiciGuestClient, createGuestClient } from './guest-client-undici';
 export { DEFAULT_GUEST_TIMEOUTS_MS } from './guest-transport';
 export type { GuestClientEvent, GuestClientSettings, GuestOperation } from './guest-transport';
+export { tunnelToGuestPort } from './guest-tunnel';
+export type { GuestAddress } from './guest-tunnel';
 export type { ExecuteVerification, ExecuteWithVerificationResult } from './guest-client';
 
 // readiness: wait for a window instead of a fixed sleep

@@ -1,11 +1,11 @@
 // Host-side TCP bridges on 127.0.0.1: to the guest port of a pod through the API server's
 // port-forward (one WebSocket per connection, the client's PortForward), and to Chromium's / VLC's
 // ports inside the pod through the guest server's CONNECT tunnel (token required).
-import { request as httpRequest } from 'node:http';
 import type { Server, Socket } from 'node:net';
 import { createServer } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PortForward } from '@kubernetes/client-node';
+import { tunnelToGuestPort } from '@osharm/desktop-env';
 
 const connections = new WeakMap<Server, Set<Socket>>();
 
@@ -64,8 +64,8 @@ export function portForwardBridge(
 
 /**
  * A port on 127.0.0.1 whose every connection is tunnelled to `127.0.0.1:<port>` inside the pod by
- * the guest server at `guestHost:guestPort` (HTTP CONNECT with the token; the guest server opens
- * only the ports it was told to allow).
+ * the guest server at `guestHost:guestPort` (desktop-env's `tunnelToGuestPort`: HTTP CONNECT with
+ * the token; the guest server opens only the ports it was told to allow).
  */
 export function tunnelBridge(
   guestHost: string,
@@ -73,31 +73,7 @@ export function tunnelBridge(
   token: string,
   port: number,
 ): Promise<Server> {
-  return listen(client => {
-    client.pause();
-    const tunnel = httpRequest({
-      host: guestHost,
-      port: guestPort,
-      method: 'CONNECT',
-      path: `127.0.0.1:${port}`,
-      headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` },
-    });
-    tunnel.on('connect', (response, upstream: Socket, head: Buffer) => {
-      if (response.statusCode !== 200) {
-        upstream.destroy();
-        client.destroy();
-        return;
-      }
-      if (head.length > 0) client.write(head);
-      client.pipe(upstream).pipe(client);
-      client.resume();
-      client.on('error', () => upstream.destroy());
-      upstream.on('error', () => client.destroy());
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
-    tunnel.on('error', () => client.destroy());
-    client.on('error', () => tunnel.destroy());
-    tunnel.end();
-  });
+  return listen(client =>
+    tunnelToGuestPort(client, { host: guestHost, port: guestPort }, token, port),
+  );
 }

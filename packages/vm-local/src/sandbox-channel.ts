@@ -2,10 +2,10 @@
 // and the host's TCP bridges, which reach ports inside only through that channel.
 import { lstatSync } from 'node:fs';
 import { chmod, chown, link } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import { connect, createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
+import { tunnelToGuestPort } from '@osharm/desktop-env';
 
 /**
  * Pins the guest server's listening socket: hard-links `<harnessDir>/guest.sock` (which the
@@ -53,32 +53,9 @@ export interface GuestChannel {
  * told to allow.
  */
 export function tunnelBridge(channel: GuestChannel, port: number): Promise<Server> {
-  return listen(client => {
-    client.pause();
-    const tunnel = httpRequest({
-      socketPath: channel.socketPath,
-      method: 'CONNECT',
-      path: `127.0.0.1:${port}`,
-      headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${channel.token}` },
-    });
-    tunnel.on('connect', (response, upstream: Socket, head: Buffer) => {
-      if (response.statusCode !== 200) {
-        upstream.destroy();
-        client.destroy();
-        return;
-      }
-      if (head.length > 0) client.write(head);
-      client.pipe(upstream).pipe(client);
-      client.resume();
-      client.on('error', () => upstream.destroy());
-      upstream.on('error', () => client.destroy());
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
-    tunnel.on('error', () => client.destroy());
-    client.on('error', () => tunnel.destroy());
-    tunnel.end();
-  });
+  return listen(client =>
+    tunnelToGuestPort(client, { socketPath: channel.socketPath }, channel.token, port),
+  );
 }
 
 /** A host TCP port on 127.0.0.1 forwarding to the pinned guest socket (`exposeTcp`). */
