@@ -104,6 +104,8 @@ describe.skipIf(reason !== undefined)(
       } finally {
         await warm.stop();
       }
+      // The stand-in answers a delete at once, as an API server does; its kubelet removes the pod after.
+      await standIn.settled();
       expect(podmanPods()).toEqual([]);
     });
 
