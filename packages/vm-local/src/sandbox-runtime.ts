@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chmodSync, realpathSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -101,8 +102,9 @@ export async function executeOnlyCopy(
   } catch {
     // not there yet
   }
-  // Copy under a private name, then rename: concurrent harnesses never see a partial binary.
-  const staging = `${target}.${process.pid}.${Date.now()}.tmp`;
+  // Copy under a private name, then rename: concurrent harnesses never see a partial binary. The
+  // name is unique per call: desktops of one process start at once (same pid, same millisecond).
+  const staging = `${target}.${process.pid}.${randomUUID()}.tmp`;
   try {
     await copyFile(real, staging);
     chmodSync(staging, 0o111);
