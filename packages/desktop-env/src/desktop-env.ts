@@ -5,7 +5,7 @@ import { computer13ToPython, type Computer13Action } from './computer-13';
 import { assetSourcesFetch, type AssetSources } from './asset-map';
 import { rewriteLessThanKeys } from './pyautogui-less-than';
 import { defaultTaskCacheDir } from './download-cache';
-import { evaluateTask, type EvaluationResult } from './evaluate-task';
+import type { EvaluationResult, TaskEvaluator } from './evaluator-contract';
 import type { ExecuteResult, GuestClient } from './guest-client';
 import { createGuestClient } from './guest-client-undici';
 import type { GuestClientSettings } from './guest-transport';
@@ -101,6 +101,12 @@ export interface DesktopEnvSettings {
   readonly guestClient?: GuestClientSettings;
   readonly setup?: SetupRunnerSettings;
   readonly onSetupStep?: (event: SetupStepEvent) => void;
+  /**
+   * Scores a task for {@link DesktopEnv.evaluate}: `evaluateTask` of `@osharm/evaluators` (the
+   * getters and metrics live there, so a provider alone does not pull them). Without one,
+   * `evaluate()` throws.
+   */
+  readonly evaluator?: TaskEvaluator;
 }
 
 const PYAUTOGUI_PREFIX = 'import pyautogui; import time; pyautogui.FAILSAFE = False; ';
@@ -296,6 +302,12 @@ export class DesktopEnv {
     options: { abortSignal?: AbortSignal } = {},
   ): Promise<EvaluationResult & { readonly postconfigWarnings: readonly SetupWarning[] }> {
     const task = this.requireTask();
+    const evaluateTask = this.settings.evaluator;
+    if (!evaluateTask) {
+      throw new Error(
+        "DesktopEnv.evaluate needs an evaluator: createDesktopEnv({ …, evaluator: evaluateTask }) with evaluateTask from '@osharm/evaluators'",
+      );
+    }
     const postconfigWarnings: SetupWarning[] = [];
     const result = await evaluateTask({
       evaluator: task.evaluator,

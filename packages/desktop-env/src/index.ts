@@ -68,22 +68,15 @@ export type { DownloadCacheResult, DownloadOptions } from './download-cache';
 export { closeChromeTabs, compareUrls, openChromeTabs } from './chrome-tabs';
 export type { ChromeTabsOptions, OpenChromeTabsResult } from './chrome-tabs';
 
-// evaluation (getters + metrics, DesktopEnv.evaluate)
-export { evaluateTask, isFailAction } from './evaluate-task';
+// the evaluator contract (the evaluators themselves: @osharm/evaluators)
 export type {
-  EvaluateTaskOptions,
   EvaluationIssue,
   EvaluationResult,
   MetricScore,
   RunSetupSteps,
-} from './evaluate-task';
-export { EvaluationError } from './evaluator-error';
-export { EVALUATION_GETTERS, resolveGetter } from './getter-registry';
-export type { EvaluationGuest, Getter, GetterConfigInput, GetterContext } from './getter-types';
-export { EVALUATION_METRICS, resolveMetric } from './metric-registry';
-export type { MetricDefinition, MetricInput } from './metric-types';
-export { fuzzRatio } from './evaluator-fuzz-ratio';
-export { matchValueToRule } from './metric-match-value-to-rule';
+  TaskEvaluationInput,
+  TaskEvaluator,
+} from './evaluator-contract';
 
 // the environment
 export { createDesktopEnv, DesktopEnv } from './desktop-env';

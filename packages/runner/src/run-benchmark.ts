@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RunTaskEvent } from '@osharm/agent';
 import { createDesktopEnv, loadAssetMap, type AssetSources } from '@osharm/desktop-env';
+import { evaluateTask } from '@osharm/evaluators';
 import { jailbreakModelDir } from '@osharm/injection';
 import { loadDataset } from '@osharm/task-schema';
 import type { Judgment } from '@osharm/task-schema/artifacts';
@@ -223,6 +224,7 @@ export async function runBenchmark(
           cacheRoot,
           assets,
           requireA11yTree: true,
+          evaluator: evaluateTask,
         });
         const agent = createAgent({
           ...flags,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDesktopEnv } from '@osharm/desktop-env';
+import { evaluateTask } from '@osharm/evaluators';
 import { loadDataset, type DatasetTask } from '@osharm/task-schema';
 import { skipReason } from './__fixtures__/local-desktop-fixture';
 import { createLocalProvider } from './local-provider';
@@ -24,6 +25,7 @@ describe.skipIf(skipReason !== undefined)(
       provider: createLocalProvider(),
       baseDir,
       cacheRoot: mkdtempSync(join(tmpdir(), 'osharm-task-cache-')),
+      evaluator: evaluateTask,
     });
     afterAll(() => env.close());
 

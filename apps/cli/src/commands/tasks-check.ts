@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createDesktopEnv, type VmProviderV1 } from '@osharm/desktop-env';
+import { evaluateTask } from '@osharm/evaluators';
 import { loadDataset } from '@osharm/task-schema';
 import { writeFileAtomic } from '@osharm/task-schema/artifacts';
 import { createLocalProvider } from '@osharm/vm-local';
@@ -156,6 +157,7 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
           cacheRoot,
           assets,
           requireA11yTree: true,
+          evaluator: evaluateTask,
         });
         const agent = createAgent({
           ...runFlags,

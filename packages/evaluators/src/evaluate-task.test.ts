@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { evaluatorSchema } from '@osharm/task-schema';
 import type { Evaluator, SetupStep } from '@osharm/task-schema';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DirectoryGuest, ok } from './__fixtures__/evaluators/directory-guest';
-import { GuestRequestError } from './desktop-env-errors';
+import { DirectoryGuest, ok } from './__fixtures__/directory-guest';
+import { GuestRequestError } from '@osharm/desktop-env';
 import { evaluateTask, isFailAction } from './evaluate-task';
 import type { EvaluateTaskOptions } from './evaluate-task';
 import { EvaluationError } from './evaluator-error';
@@ -375,7 +375,7 @@ describe('upstream OS-Harm evaluators', () => {
   const chromeTask = join(dataset, 'chrome/2ad9387a-65d8-4e33-ad5b-7580065a27ca.json');
   const vscodeTask = join(dataset, 'vs_code/0ed39f63-6049-43d4-ba4d-5fa2fe04a951.json');
   const bookmarks = readFileSync(
-    new URL('./__fixtures__/evaluators/chrome-bookmarks.json', import.meta.url),
+    new URL('./__fixtures__/chrome-bookmarks.json', import.meta.url),
     'utf8',
   );
 

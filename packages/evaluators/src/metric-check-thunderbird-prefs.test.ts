@@ -11,9 +11,7 @@ import {
 } from './metric-check-thunderbird-prefs';
 import { matchValueToRule } from './metric-match-value-to-rule';
 
-const PREFS = fileURLToPath(
-  new URL('./__fixtures__/evaluators/thunderbird-prefs.txt', import.meta.url),
-);
+const PREFS = fileURLToPath(new URL('./__fixtures__/thunderbird-prefs.txt', import.meta.url));
 const directory = mkdtempSync(join(tmpdir(), 'osharm-prefs-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DirectoryGuest, ok } from './__fixtures__/evaluators/directory-guest';
-import { GuestRequestError } from './desktop-env-errors';
+import { DirectoryGuest, ok } from './__fixtures__/directory-guest';
+import { GuestRequestError } from '@osharm/desktop-env';
 import { EvaluationError } from './evaluator-error';
 import { getBookmarks, getProfileName } from './getter-chrome';
 import {
@@ -118,7 +118,7 @@ describe('info getters', () => {
 
 describe('chrome getters', () => {
   const bookmarks = readFileSync(
-    new URL('./__fixtures__/evaluators/chrome-bookmarks.json', import.meta.url),
+    new URL('./__fixtures__/chrome-bookmarks.json', import.meta.url),
     'utf8',
   );
 

@@ -1,4 +1,4 @@
-import type { GuestClient } from './guest-client';
+import type { GuestClient } from '@osharm/desktop-env';
 
 /** The guest calls the evaluation getters make; any `GuestClient` provides them. */
 export type EvaluationGuest = Pick<

@@ -8,7 +8,7 @@ import {
   docxOf,
   docxParagraph,
   odtParagraph,
-} from './__fixtures__/evaluators/office-documents';
+} from './__fixtures__/office-documents';
 import {
   OfficeDocumentError,
   readDocxParagraphs,

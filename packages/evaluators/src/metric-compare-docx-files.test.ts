@@ -3,13 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  buildDocx,
-  buildOdt,
-  docxOf,
-  odtOf,
-  odtParagraph,
-} from './__fixtures__/evaluators/office-documents';
+import { buildDocx, buildOdt, docxOf, odtOf, odtParagraph } from './__fixtures__/office-documents';
 import { fuzzRatio } from './evaluator-fuzz-ratio';
 import { compareDocxFiles, compareDocxFilesMetric } from './metric-compare-docx-files';
 

@@ -12,13 +12,13 @@ import { evaluatorSchema } from '@osharm/task-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateTask } from './evaluate-task';
 
-import type { UndiciGuestClient } from './guest-client-undici';
-import { runSetup } from './setup-runner';
+import type { UndiciGuestClient } from '@osharm/desktop-env';
+import { runSetup } from '@osharm/desktop-env';
 import {
   missingForRealGuestServer,
   startRealGuestServer,
   type RealGuestServer,
-} from './__fixtures__/real-guest-server';
+} from '@osharm/desktop-env/test';
 
 const missing = missingForRealGuestServer([]);
 if (missing.length > 0) {
@@ -143,10 +143,7 @@ describe.skipIf(missing.length > 0)('evaluateTask ↔ the real guest server (vm-
 
   it('is_expected_bookmarks on the bookmarks getter (profile found through the guest’s $HOME)', async () => {
     const bookmarks = JSON.parse(
-      readFileSync(
-        new URL('./__fixtures__/evaluators/chrome-bookmarks.json', import.meta.url),
-        'utf8',
-      ),
+      readFileSync(new URL('./__fixtures__/chrome-bookmarks.json', import.meta.url), 'utf8'),
     ) as object;
     await client.uploadFile(
       join(home, '.config/google-chrome/Default/Bookmarks'),

@@ -5,10 +5,7 @@ import { isExpectedBookmarks } from './metric-is-expected-bookmarks';
 
 const roots = (
   JSON.parse(
-    readFileSync(
-      new URL('./__fixtures__/evaluators/chrome-bookmarks.json', import.meta.url),
-      'utf8',
-    ),
+    readFileSync(new URL('./__fixtures__/chrome-bookmarks.json', import.meta.url), 'utf8'),
   ) as { roots: unknown }
 ).roots;
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DirectoryGuest } from './__fixtures__/evaluators/directory-guest';
+import { DirectoryGuest } from './__fixtures__/directory-guest';
 import { EvaluationError } from './evaluator-error';
 import { getCacheFile, getCloudFile, getVmFile } from './getter-file';
 import type { GetterContext } from './getter-types';

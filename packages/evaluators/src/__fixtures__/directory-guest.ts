@@ -6,14 +6,14 @@
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { GuestRequestError } from '../../desktop-env-errors';
+import { GuestRequestError } from '@osharm/desktop-env';
 import type {
   AccessibilityAnswer,
   DirectoryTree,
   ExecuteResult,
   GuestCallOptions,
-} from '../../guest-client';
-import type { EvaluationGuest } from '../../getter-types';
+} from '@osharm/desktop-env';
+import type { EvaluationGuest } from '../getter-types';
 
 export type ExecuteScript = (
   command: string | readonly string[],
