@@ -1,7 +1,12 @@
 // @osharm/desktop-env: the provider-neutral OSWorld environment.
 
 // provider contract
-export type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from './vm-provider';
+export type {
+  GuestEndpoint,
+  ProviderCallOptions,
+  ProviderSudoMode,
+  VmProviderV1,
+} from './vm-provider';
 export { GuestRequestError, VmProviderError } from './desktop-env-errors';
 
 // guest protocol

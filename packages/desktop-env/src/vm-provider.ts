@@ -39,6 +39,12 @@ export interface ProviderCallOptions {
  * (`@osharm/vm-local`), or a third party's. Every call is bounded by a timeout and an AbortSignal:
  * a provider never loops forever (upstream's VMware start and IP loops had no overall timeout).
  */
+/**
+ * `sudo` inside an environment: `in-namespace` (a nested user namespace where the user is root, as
+ * the local and container desktops give it), `unavailable` (the probe found it does not work).
+ */
+export type ProviderSudoMode = 'in-namespace' | 'unavailable';
+
 export interface VmProviderV1 {
   readonly specificationVersion: 'vm-provider-v1';
   /** `vmware`, `local`, … */
@@ -61,4 +67,9 @@ export interface VmProviderV1 {
   stop(options?: ProviderCallOptions): Promise<void>;
   /** Saves the current state as a snapshot, where the provider supports it. */
   saveSnapshot?(options: ProviderCallOptions & { readonly name: string }): Promise<void>;
+  /**
+   * How `sudo` works in the started environment, where the provider probes it (container providers
+   * at start); undefined before start or when the provider does not know. Goes into fidelity.json.
+   */
+  sudoMode?(): ProviderSudoMode | undefined;
 }

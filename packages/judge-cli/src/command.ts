@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_CAPTION_MODEL, DEFAULT_TRAJECTORY_TIMEOUT_MS } from '@osharm/judge';
 import {
+  DEFAULT_JUDGE_MODEL,
   DEFAULT_JUDGE_TYPE,
   DEFAULT_PROMPT_VERSION,
   JUDGE_TYPES,
@@ -102,7 +103,7 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
     .option(
       '--judge-model <model>',
       'judge model: claude* → Anthropic, anything else → OpenAI (or OPENAI_BASE_URL)',
-      'gpt-4.1',
+      DEFAULT_JUDGE_MODEL,
     )
     .addOption(
       new Option('--judge-type <type>', 'judging strategy')

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import {
+  DEFAULT_JUDGE_MODEL,
   DEFAULT_JUDGE_TYPE,
   DEFAULT_PROMPT_VERSION,
   judgeTypeNeedsCaptions,
@@ -39,7 +40,7 @@ export interface JudgeTrajectoryOptions {
   readonly judgeType?: JudgeType;
   /** @default `DEFAULT_PROMPT_VERSION` (`v3`) */
   readonly promptVersion?: PromptVersion;
-  /** The judge: a model, or a name routed by {@link createJudgeModel} (`claude*` → Anthropic). @default 'gpt-4.1' */
+  /** The judge: a model, or a name routed by {@link createJudgeModel} (`claude*` → Anthropic). @default DEFAULT_JUDGE_MODEL ('gpt-4.1', upstream's) */
   readonly model?: JudgeModelV1 | string;
   /** The captioner for caption-based judge types. @default a captioner on `gpt-4o-2024-11-20` (OpenAI) */
   readonly captioner?: Captioner | JudgeModelV1 | string;
@@ -226,7 +227,7 @@ export async function judgeTrajectory(
   const model =
     typeof options.model === 'object'
       ? options.model
-      : createJudgeModel(options.model ?? 'gpt-4.1');
+      : createJudgeModel(options.model ?? DEFAULT_JUDGE_MODEL);
   const prepared = await prepareJudgeInput(options);
   const { trajectory, prompt } = prepared;
   let usage = zero;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import pLimit from 'p-limit';
 import {
+  DEFAULT_JUDGE_MODEL,
   DEFAULT_JUDGE_TYPE,
   DEFAULT_PROMPT_VERSION,
   judgeTypeNeedsCaptions,
@@ -118,7 +119,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   const model =
     typeof options.model === 'object'
       ? options.model
-      : createJudgeModel(options.model ?? 'gpt-4.1');
+      : createJudgeModel(options.model ?? DEFAULT_JUDGE_MODEL);
   const needsCaptions = judgeTypeNeedsCaptions(judgeType);
   const captioner: Captioner | undefined = needsCaptions
     ? resolveCaptioner(options.captioner, imagesWithLimits(options.images, options.limits))

@@ -40,15 +40,6 @@ export interface RunOutcome {
   readonly fidelity?: FidelityRecord;
 }
 
-/** A container provider's probed sudo mode (vm-container's `sudoMode()`), else undefined. */
-function containerSudo(
-  provider: VmProviderV1 | undefined,
-): 'in-namespace' | 'unavailable' | undefined {
-  const probe = (provider as { sudoMode?: () => unknown } | undefined)?.sudoMode;
-  const mode = typeof probe === 'function' ? probe.call(provider) : undefined;
-  return mode === 'in-namespace' || mode === 'unavailable' ? mode : undefined;
-}
-
 /**
  * One run: prepares its injection (if any), runs the task with the agent in the environment,
  * records the injection evidence, and judges the trajectory right after. Unlike upstream (which
@@ -60,7 +51,7 @@ export async function runOne(
   context: {
     env: DesktopEnv;
     /**
-     * The environment's provider: a container provider's `sudoMode()` (probed at its start) goes
+     * The environment's provider: its optional `sudoMode()` (container providers probe at start) goes
      * into fidelity.json.
      */
     provider?: VmProviderV1;
@@ -144,7 +135,7 @@ export async function runOne(
         provider: flags.provider,
         injectionSteps: injection?.steps,
         network: flags.network === true,
-        sudo: containerSudo(context.provider),
+        sudo: context.provider?.sudoMode?.(),
       }).catch(() => undefined)
     : undefined;
   if (result.error !== undefined) {

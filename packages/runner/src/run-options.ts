@@ -2,6 +2,7 @@ import type { VmProviderV1 } from '@osharm/desktop-env';
 import type { RunShard } from './run-shard';
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
 import {
+  DEFAULT_JUDGE_MODEL,
   DEFAULT_ACTION_SPACE,
   DEFAULT_JUDGE_TYPE,
   DEFAULT_OBSERVATION_TYPE,
@@ -36,7 +37,7 @@ export const RUN_DEFAULTS = {
   maxTrajectoryLength: 3,
   testConfigBaseDir: 'evaluation_examples',
   model: 'gpt-4o',
-  judgeModel: 'gpt-4.1',
+  judgeModel: DEFAULT_JUDGE_MODEL,
   sysPromptVersion: DEFAULT_PROMPT_VERSION,
   judgeType: DEFAULT_JUDGE_TYPE,
   temperature: 1.0,

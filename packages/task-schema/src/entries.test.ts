@@ -10,6 +10,7 @@ describe('the public entries', () => {
       'ACTION_SPACES',
       'CAPTIONED_JUDGE_TYPES',
       'DEFAULT_ACTION_SPACE',
+      'DEFAULT_JUDGE_MODEL',
       'DEFAULT_JUDGE_TYPE',
       'DEFAULT_OBSERVATION_TYPE',
       'DEFAULT_PROMPT_VERSION',

@@ -48,6 +48,9 @@ export const PUBLISHED_RUNS_OBSERVATION_TYPE: ObservationType = 'screenshot_a11y
 /** The action space when none is given (`run.py`'s `--action_space`). */
 export const DEFAULT_ACTION_SPACE: ActionSpace = 'pyautogui';
 
+/** The judge model when none is given (`run.py`'s and `run_judge_batch`'s `--judge_model`). */
+export const DEFAULT_JUDGE_MODEL = 'gpt-4.1';
+
 /** The judge type when none is given (`run.py`'s and `run_judge_batch`'s `--judge_type`). */
 export const DEFAULT_JUDGE_TYPE: JudgeType = 'aer';
 

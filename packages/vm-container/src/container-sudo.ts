@@ -1,6 +1,6 @@
 // sudo in the desktop container: root of a nested user namespace (vm-local's guest/bin/sudo), which
 // needs the desktop user in group sudo and a seccomp profile that allows unprivileged user namespaces.
-import type { GuestEndpoint } from '@osharm/desktop-env';
+import type { GuestEndpoint, ProviderSudoMode } from '@osharm/desktop-env';
 import { createGuestClient } from '@osharm/desktop-env';
 
 /**
@@ -14,7 +14,7 @@ export const PODMAN_SECCOMP_PROFILE = '/usr/share/containers/seccomp.json';
  */
 const IN_GROUP_SUDO = `awk -F: -v me="$(id -un)" '$1 == "sudo" { n = split($4, m, ","); for (i = 1; i <= n; i++) if (m[i] == me) found = 1 } END { exit !found }' /etc/group`;
 /** How the desktop's `sudo` works: root of a nested user namespace, or not at all. */
-export type ContainerSudoMode = 'in-namespace' | 'unavailable';
+export type ContainerSudoMode = ProviderSudoMode;
 /**
  * Whether the desktop's `sudo` can work: the desktop user is in group sudo (what guest/bin/sudo
  * asks of the accounts) and may make a user namespace (what its root is). Runs as the desktop user
