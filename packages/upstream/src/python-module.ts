@@ -16,6 +16,8 @@ export interface FoundString {
   readonly dictKey?: string;
   /** The method called on it right away (`"…".format(…)` gives `format`). */
   readonly method?: string;
+  /** The first token of its statement (`return`, `raise`, a variable name, …). */
+  readonly statement: string;
 }
 
 /** A parameter of a `def`: its name and, when it is a literal, its default. */
@@ -140,6 +142,9 @@ export class PythonModule {
   strings(fn: FoundFunction): FoundString[] {
     const found: FoundString[] = [];
     const tokens = fn.body.flatMap(line => line.tokens);
+    const statementOf = new Map<Token, string>(
+      fn.body.flatMap(line => line.tokens.map(token => [token, line.tokens[0]!.text] as const)),
+    );
     for (let i = 0; i < tokens.length; i += 1) {
       if (tokens[i]!.kind !== 'string') continue;
       let end = i;
@@ -163,6 +168,7 @@ export class PythonModule {
         found.push({
           value,
           line: tokens[i]!.line,
+          statement: statementOf.get(tokens[i]!)!,
           ...(dictKey !== undefined && { dictKey }),
           ...(method !== undefined && { method }),
         });
