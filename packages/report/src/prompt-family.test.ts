@@ -74,12 +74,12 @@ describe('prompt families are never pooled', () => {
     for (const judge of tree.judges) expect(judge.count).toBe(1);
     const upstreamKey = upstreamJudges[0]!.key;
     const markdown = await buildReport(tree, { format: 'md', judge: upstreamKey });
-    expect(markdown).toContain(
-      `Judge prompts: upstream's own, read from an upstream checkout.`,
-    );
+    expect(markdown).toContain(`Judge prompts: upstream's own, read from an upstream checkout.`);
     const html = await buildReport(tree, { format: 'html', judge: upstreamKey });
     // The page's views are JSON in a script element: the escaped apostrophe's & is \u0026 there.
-    expect(html).toContain('judge prompts: upstream\\u0026#39;s own, read from an upstream checkout');
+    expect(html).toContain(
+      'judge prompts: upstream\\u0026#39;s own, read from an upstream checkout',
+    );
   });
 
   it('runs: the same agent model run with upstream and osharm prompts are two headline rows', async () => {
