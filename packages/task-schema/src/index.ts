@@ -85,5 +85,9 @@ export type {
   SpecialAction,
 } from './run-options';
 
+// prompt provenance (whose wording a result was made with)
+export { PROMPT_FAMILIES, promptProvenanceSchema, upstreamSourceSchema } from './prompt-provenance';
+export type { PromptFamily, PromptProvenance, UpstreamSource } from './prompt-provenance';
+
 // version
 export { VERSION } from './version';
