@@ -100,7 +100,9 @@ const { packages } = closure(judgeDir);
 const total = [...packages.values()].reduce((sum, bytes) => sum + bytes, 0);
 const biggest = [...packages.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6);
 const imports = importTimes(7);
-console.log(`@osharm/judge install closure: ${packages.size} packages, ${(total / 1e6).toFixed(1)} MB`);
+console.log(
+  `@osharm/judge install closure: ${packages.size} packages, ${(total / 1e6).toFixed(1)} MB`,
+);
 for (const [name, bytes] of biggest) console.log(`  ${name}: ${(bytes / 1e6).toFixed(1)} MB`);
 console.log(
   `cold import of @osharm/judge: median ${imports.median.toFixed(0)} ms over 7 fresh processes; vendor SDKs loaded by the import: ${imports.sdks.join(', ') || 'none'}`,

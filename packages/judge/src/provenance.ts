@@ -52,7 +52,9 @@ export function provenanceFor(
     judge_model_served: servedModel ?? null,
     judged_at: at.toISOString(),
     // Where the judge (and captioner) model stood in its life that day, per the SDKs' data.
-    judge_model_lifecycle: lifecycleRecord(checkModelAtStart('judge', request.judgeModel, at).lifecycle),
+    judge_model_lifecycle: lifecycleRecord(
+      checkModelAtStart('judge', request.judgeModel, at).lifecycle,
+    ),
     ...(request.captioner !== undefined && {
       captioner_lifecycle: lifecycleRecord(
         checkModelAtStart('captioner', request.captioner, at).lifecycle,

@@ -320,7 +320,12 @@ export function modelCapabilities(modelId: string, vendor: ModelVendor): ModelCa
   // assumed to be one: it would refuse sampling parameters.
   const fallback =
     vendor === 'openai' && /^(?:o\d|gpt-(?:[5-9]|\d{2,}))/.test(modelId)
-      ? { ...UNKNOWN.openai, family: 'unknown OpenAI reasoning model', sampling: 'none' as const, thinking: 'reasoning' as const }
+      ? {
+          ...UNKNOWN.openai,
+          family: 'unknown OpenAI reasoning model',
+          sampling: 'none' as const,
+          thinking: 'reasoning' as const,
+        }
       : UNKNOWN[vendor];
   return {
     ...fallback,

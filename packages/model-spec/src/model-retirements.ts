@@ -20,7 +20,8 @@ export interface ModelRetirement {
 
 const ANTHROPIC_SOURCE = '@anthropic-ai/sdk 1.14.0 DEPRECATED_MODELS';
 const OPENAI_SOURCE = 'openai 7.57.0 (Responses `model`: announced shutdown dates)';
-const OPENAI_REPLACEMENT = 'the replacement OpenAI names at https://developers.openai.com/api/docs/deprecations';
+const OPENAI_REPLACEMENT =
+  'the replacement OpenAI names at https://developers.openai.com/api/docs/deprecations';
 
 /** Anthropic: the newest model of the same line (`ModelLine`) in the SDK's `Model` list. */
 const ANTHROPIC: Readonly<Record<string, readonly [date: string, replacement: string]>> = {
@@ -122,7 +123,10 @@ const OPENAI: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Every retirement of the SDKs' data, by model id. */
-export const MODEL_RETIREMENTS: ReadonlyMap<string, ModelRetirement> = new Map<string, ModelRetirement>([
+export const MODEL_RETIREMENTS: ReadonlyMap<string, ModelRetirement> = new Map<
+  string,
+  ModelRetirement
+>([
   ...Object.entries(ANTHROPIC).map(
     ([modelId, [date, replacement]]) =>
       [modelId, { modelId, date, replacement, source: ANTHROPIC_SOURCE }] as const,

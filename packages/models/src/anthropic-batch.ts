@@ -7,7 +7,10 @@ import {
 } from '@osharm/model-spec';
 
 /** Anthropic Message Batches over a lazily made client. */
-export function createAnthropicBatchApi(client: () => Promise<Anthropic>, provider: string): ModelBatchApi {
+export function createAnthropicBatchApi(
+  client: () => Promise<Anthropic>,
+  provider: string,
+): ModelBatchApi {
   const wrap = async <T>(call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
@@ -18,7 +21,9 @@ export function createAnthropicBatchApi(client: () => Promise<Anthropic>, provid
   return {
     submit: ({ requests, signal }) =>
       wrap(async () => {
-        const batch = await (await client()).messages.batches.create(
+        const batch = await (
+          await client()
+        ).messages.batches.create(
           {
             requests: requests.map(request => ({
               custom_id: request.customId,

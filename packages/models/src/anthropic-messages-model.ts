@@ -141,7 +141,9 @@ export class AnthropicMessagesModel implements ModelV1 {
       input_schema: tool.parameters,
     }));
     if (options.responseFormat && capabilities.structuredOutput === 'output_config.format') {
-      body.output_config = { format: { type: 'json_schema', schema: options.responseFormat.schema } };
+      body.output_config = {
+        format: { type: 'json_schema', schema: options.responseFormat.schema },
+      };
       if (tools.length > 0) body.tools = tools;
     } else if (options.responseFormat) {
       const { name, description, schema } = options.responseFormat;

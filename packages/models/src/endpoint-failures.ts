@@ -1,6 +1,11 @@
 import { redactSecrets } from '@osharm/task-schema/artifacts';
 import { CONNECTION_CODES, ModelError, toModelError } from '@osharm/model-spec';
-import { describeEndpoint, ROLE_BASE_URL_ENV, type ModelEndpoint, type ModelRole } from './endpoint';
+import {
+  describeEndpoint,
+  ROLE_BASE_URL_ENV,
+  type ModelEndpoint,
+  type ModelRole,
+} from './endpoint';
 
 // What the command lines and the runner say about endpoints that fail: one home, beside the
 // endpoint resolution (moved from @osharm/judge-cli, which re-exports them).

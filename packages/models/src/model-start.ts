@@ -43,7 +43,9 @@ export function checkModelAtStart(
   const route = routeModel(model);
   const capabilities = modelCapabilities(route.modelId, route.wire);
   const lifecycle: ModelLifecycle =
-    route.provider === 'openai-compatible' ? { state: 'active' } : modelLifecycle(route.modelId, today);
+    route.provider === 'openai-compatible'
+      ? { state: 'active' }
+      : modelLifecycle(route.modelId, today);
   const line = describeLifecycle(role, model, lifecycle);
   const notices = [
     ...(lifecycle.state === 'retiring' && line ? [line] : []),

@@ -11,34 +11,65 @@ import { MODEL_FAMILIES, MODEL_RETIREMENTS } from '@osharm/model-spec';
  */
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => {
-  // the SDKs' exports hide package.json from require.resolve: walk up from the entry
+  // the SDKs' exports hide package.json from require.resolve: walk up from the entry to the
+  // directory named after the package
   let dir = dirname(require.resolve(name));
-  while (!JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name?.startsWith(name.split('/')[0]!))
-    dir = dirname(dir);
+  while (!dir.endsWith(join('node_modules', name))) dir = dirname(dir);
   return dir;
 };
 const read = (name: string, path: string) => readFileSync(join(packageDir(name), path), 'utf8');
 
-const quoted = (text: string) => new Set([...text.matchAll(/'([a-z0-9][a-z0-9.-]*)'/g)].map(match => match[1]!));
+const quoted = (text: string) =>
+  new Set([...text.matchAll(/['"]([a-z0-9][a-z0-9.-]*)['"]/g)].map(match => match[1]!));
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 describe('the capability table against the SDKs', () => {
   it('names only models of the SDK lists', () => {
     const messages = read('@anthropic-ai/sdk', 'resources/messages/messages.d.ts');
-    const anthropic = quoted(messages.slice(messages.indexOf('export type Model ='), messages.indexOf('(string & {})', messages.indexOf('export type Model ='))));
+    const anthropic = quoted(
+      messages.slice(
+        messages.indexOf('export type Model ='),
+        messages.indexOf('(string & {})', messages.indexOf('export type Model =')),
+      ),
+    );
     const shared = read('openai', 'resources/shared.d.ts');
-    const openai = quoted(shared.slice(shared.indexOf('export type ChatModel ='), shared.indexOf(';', shared.indexOf('export type ChatModel ='))));
+    const openai = quoted(
+      shared.slice(
+        shared.indexOf('export type ChatModel ='),
+        shared.indexOf(';', shared.indexOf('export type ChatModel =')),
+      ),
+    );
     const genai = read('@google/genai', 'dist/genai.d.ts');
-    const gemini = quoted(genai.slice(genai.indexOf('declare type Model_2 ='), genai.indexOf('(string & {})', genai.indexOf('declare type Model_2 ='))));
+    const gemini = quoted(
+      genai.slice(
+        genai.indexOf('declare type Model_2 ='),
+        genai.indexOf('(string & {})', genai.indexOf('declare type Model_2 =')),
+      ),
+    );
     const responses = read('openai', 'resources/beta/responses/responses.d.ts');
     const missing: string[] = [];
     for (const family of MODEL_FAMILIES) {
       for (const id of family.models) {
-        const list = family.vendor === 'anthropic' ? anthropic : family.vendor === 'openai' ? openai : gemini;
+        const list =
+          family.vendor === 'anthropic' ? anthropic : family.vendor === 'openai' ? openai : gemini;
         const elsewhere = family.vendor === 'openai' && responses.includes(`'${id}'`);
         // the Gemini computer-use preview is named by its vendor's docs, not by the SDK's list
-        if (!list.has(id) && !elsewhere && id !== 'gemini-2.5-computer-use-preview-10-2025') missing.push(id);
+        if (!list.has(id) && !elsewhere && id !== 'gemini-2.5-computer-use-preview-10-2025')
+          missing.push(id);
       }
     }
     expect(missing).toEqual([]);

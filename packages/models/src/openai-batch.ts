@@ -8,7 +8,10 @@ import {
 } from '@osharm/model-spec';
 
 /** The OpenAI Batch API (a JSONL file of chat-completions requests) over a lazily made client. */
-export function createOpenAIBatchApi(client: () => Promise<OpenAI>, provider: string): ModelBatchApi {
+export function createOpenAIBatchApi(
+  client: () => Promise<OpenAI>,
+  provider: string,
+): ModelBatchApi {
   const wrap = async <T>(call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
@@ -27,14 +30,20 @@ export function createOpenAIBatchApi(client: () => Promise<OpenAI>, provider: st
             body: request.body,
           }),
         );
-        const file = await (await client()).files.create(
+        const file = await (
+          await client()
+        ).files.create(
           {
-            file: await (await loadOpenAI()).toFile(Buffer.from(`${lines.join('\n')}\n`), 'osharm-judge-batch.jsonl'),
+            file: await (
+              await loadOpenAI()
+            ).toFile(Buffer.from(`${lines.join('\n')}\n`), 'osharm-judge-batch.jsonl'),
             purpose: 'batch',
           },
           { signal },
         );
-        const batch = await (await client()).batches.create(
+        const batch = await (
+          await client()
+        ).batches.create(
           { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' },
           { signal },
         );
@@ -66,7 +75,8 @@ async function* results(
   try {
     const batch = await (await client()).batches.retrieve(batchId, { signal });
     for (const fileId of [batch.output_file_id, batch.error_file_id]) {
-      if (fileId) texts.push(await (await (await client()).files.content(fileId, { signal })).text());
+      if (fileId)
+        texts.push(await (await (await client()).files.content(fileId, { signal })).text());
     }
   } catch (error) {
     throw toModelError(error, provider);

@@ -252,7 +252,9 @@ export class OpenAIChatModel implements ModelV1 {
     );
     let response: OpenAI.ChatCompletion;
     try {
-      response = await (await this.client()).post<OpenAI.ChatCompletion>('/chat/completions', request);
+      response = await (
+        await this.client()
+      ).post<OpenAI.ChatCompletion>('/chat/completions', request);
     } catch (error) {
       throw toModelError(error, this.provider);
     }

@@ -29,7 +29,11 @@ function once<T>(make: () => Promise<T>): LazyClient<T> {
 }
 
 /** Imports a vendor SDK; a missing optional one is a `setting` error saying what to install. */
-async function loadSdk<T>(name: string, provider: ModelProvider, load: () => Promise<T>): Promise<T> {
+async function loadSdk<T>(
+  name: string,
+  provider: ModelProvider,
+  load: () => Promise<T>,
+): Promise<T> {
   try {
     return await load();
   } catch (error) {
@@ -138,12 +142,12 @@ export function geminiClient(
   return once(async () => {
     const { GoogleGenAI } = await loadGemini();
     return new GoogleGenAI({
-    apiKey,
-    httpOptions: {
-      ...(baseUrl !== undefined && { baseUrl }),
-      timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
-      retryOptions: { attempts: (settings.maxRetries ?? DEFAULT_MAX_RETRIES) + 1 },
-    },
+      apiKey,
+      httpOptions: {
+        ...(baseUrl !== undefined && { baseUrl }),
+        timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
+        retryOptions: { attempts: (settings.maxRetries ?? DEFAULT_MAX_RETRIES) + 1 },
+      },
     });
   });
 }

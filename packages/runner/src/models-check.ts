@@ -1,7 +1,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CAPTION_INSTRUCTION, createJudgeModel, DEFAULT_CAPTION_MODEL, JUDGMENT_OUTPUT } from '@osharm/judge';
+import {
+  CAPTION_INSTRUCTION,
+  createJudgeModel,
+  DEFAULT_CAPTION_MODEL,
+  JUDGMENT_OUTPUT,
+} from '@osharm/judge';
 import {
   checkModelAtStart,
   createComputerUseSession,
@@ -56,7 +61,8 @@ const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAD0lEQVR42mP4jwMwDC0JALoev0GJ6La7AAAAAElFTkSuQmCC',
   'base64',
 );
-const SYSTEM = 'You are checking that this model endpoint works. Answer in as few words as you can.';
+const SYSTEM =
+  'You are checking that this model endpoint works. Answer in as few words as you can.';
 
 function oneLine(error: unknown): string {
   const model = toModelError(error, 'unknown');
@@ -64,11 +70,17 @@ function oneLine(error: unknown): string {
   return text.replace(/\s+/g, ' ').slice(0, 400);
 }
 
-async function timed(call: () => Promise<string | undefined>): Promise<Pick<ModelCheckLine, 'ok' | 'served' | 'latencyMs' | 'error'>> {
+async function timed(
+  call: () => Promise<string | undefined>,
+): Promise<Pick<ModelCheckLine, 'ok' | 'served' | 'latencyMs' | 'error'>> {
   const started = performance.now();
   try {
     const served = await call();
-    return { ok: true, ...(served && { served }), latencyMs: Math.round(performance.now() - started) };
+    return {
+      ok: true,
+      ...(served && { served }),
+      latencyMs: Math.round(performance.now() - started),
+    };
   } catch (error) {
     return { ok: false, error: oneLine(error), latencyMs: Math.round(performance.now() - started) };
   }
@@ -90,10 +102,19 @@ export async function checkModels(options: ModelsCheckOptions): Promise<ModelChe
   const dir = await mkdtemp(join(tmpdir(), 'osharm-models-check-'));
   const image = join(dir, 'screenshot.png');
   await writeFile(image, PNG);
-  const common = { maxRetries: options.maxRetries, timeoutSeconds: options.timeout, env: options.env };
+  const common = {
+    maxRetries: options.maxRetries,
+    timeoutSeconds: options.timeout,
+    env: options.env,
+  };
   const roles: [ModelRole, string, string | undefined, string][] = [
     ['agent', options.model ?? RUN_DEFAULTS.model, options.baseUrl, '--base-url'],
-    ['judge', options.judgeModel ?? RUN_DEFAULTS.judgeModel, options.judgeBaseUrl, '--judge-base-url'],
+    [
+      'judge',
+      options.judgeModel ?? RUN_DEFAULTS.judgeModel,
+      options.judgeBaseUrl,
+      '--judge-base-url',
+    ],
     [
       'captioner',
       options.captionerModel ?? DEFAULT_CAPTION_MODEL,

@@ -17,7 +17,9 @@ export interface RunModelChecks {
   /** One line each: an end of life within 60 days, what was assumed for a model not in the table. */
   readonly notices: readonly string[];
   /** Each role's model lifecycle, for provenance (`run_summary.json`). */
-  readonly lifecycle: Readonly<Partial<Record<'agent' | 'judge' | 'captioner', ModelLifecycleRecord>>>;
+  readonly lifecycle: Readonly<
+    Partial<Record<'agent' | 'judge' | 'captioner', ModelLifecycleRecord>>
+  >;
 }
 
 /**
@@ -63,7 +65,10 @@ export function runModelChecks(
       );
     }
   }
-  if (flags.geminiSafety !== undefined && (agent?.capabilities.vendor !== 'gemini' || flags.agent !== 'native'))
+  if (
+    flags.geminiSafety !== undefined &&
+    (agent?.capabilities.vendor !== 'gemini' || flags.agent !== 'native')
+  )
     throw new RunOptionsError(
       '--gemini-disable-safety-policy / --gemini-prompt-injection-detection go with a Gemini model and --agent native',
     );

@@ -38,24 +38,53 @@ describe('vendor refusals per the capability table', () => {
     expect(await status(claude({ model: 'claude-opus-4-7' }))).toBe('ok');
     expect(await status(claude({ model: 'claude-sonnet-5', temperature: 0 }))).toBe(400);
     expect(await status(claude({ model: 'claude-sonnet-5', temperature: 1 }))).toBe('ok');
-    expect(await status(claude({ model: 'claude-sonnet-4-6', temperature: 0, top_p: 0.9 }))).toBe(400);
+    expect(await status(claude({ model: 'claude-sonnet-4-6', temperature: 0, top_p: 0.9 }))).toBe(
+      400,
+    );
     expect(await status(claude({ model: 'claude-sonnet-4-6', temperature: 0 }))).toBe('ok');
     // a model the table lacks is taken as sent
-    expect(await status(claude({ model: 'claude-test-model', temperature: 0, top_p: 1 }))).toBe('ok');
+    expect(await status(claude({ model: 'claude-test-model', temperature: 0, top_p: 1 }))).toBe(
+      'ok',
+    );
   });
 
   it('Claude: a forced tool where thinking is always on; computer tools by family', async () => {
     const tool = { name: 'verdict', input_schema: { type: 'object', properties: {} } };
     expect(
-      await status(claude({ model: 'claude-fable-5', tools: [tool], tool_choice: { type: 'tool', name: 'verdict' } })),
+      await status(
+        claude({
+          model: 'claude-fable-5',
+          tools: [tool],
+          tool_choice: { type: 'tool', name: 'verdict' },
+        }),
+      ),
     ).toBe(400);
     expect(
-      await status(claude({ model: 'claude-opus-4-7', tools: [tool], tool_choice: { type: 'tool', name: 'verdict' } })),
+      await status(
+        claude({
+          model: 'claude-opus-4-7',
+          tools: [tool],
+          tool_choice: { type: 'tool', name: 'verdict' },
+        }),
+      ),
     ).toBe('ok');
-    const computer = (type: string) => ({ type, name: 'computer', display_width_px: 1280, display_height_px: 720 });
-    expect(await status(claude({ model: 'claude-fable-5', tools: [computer('computer_20250124')] }))).toBe(400);
-    expect(await status(claude({ model: 'claude-fable-5', tools: [{ type: 'computer_toolset_20260801' }] }))).toBe('ok');
-    expect(await status(claude({ model: 'claude-sonnet-4-5', tools: [computer('computer_20251124')] }))).toBe(400);
+    const computer = (type: string) => ({
+      type,
+      name: 'computer',
+      display_width_px: 1280,
+      display_height_px: 720,
+    });
+    expect(
+      await status(claude({ model: 'claude-fable-5', tools: [computer('computer_20250124')] })),
+    ).toBe(400);
+    expect(
+      await status(
+        claude({ model: 'claude-fable-5', tools: [{ type: 'computer_toolset_20260801' }] }),
+      ),
+    ).toBe('ok');
+    expect(
+      await status(claude({ model: 'claude-sonnet-4-5', tools: [computer('computer_20251124')] })),
+    ).toBe(400);
   });
 
   it('OpenAI: reasoning models refuse sampling and max_tokens; a retired model is 404 when asked', async () => {

@@ -19,7 +19,10 @@ export interface RefusalOptions {
   readonly refuseRetired?: boolean | Date;
 }
 
-function samplingRefusal(caps: ModelCapabilities, body: Record<string, unknown>): string | undefined {
+function samplingRefusal(
+  caps: ModelCapabilities,
+  body: Record<string, unknown>,
+): string | undefined {
   const temperature = body.temperature;
   const topP = body.top_p;
   const sent = [
@@ -108,7 +111,10 @@ export function refuseAsVendor(request: DescribedRequest, options: RefusalOption
   const responses = request.endpoint === '/v1/responses';
   const refusal =
     (vendor === 'gemini' ? undefined : samplingRefusal(caps, body)) ??
-    (vendor === 'openai' && !responses && caps.thinking === 'reasoning' && body.max_tokens !== undefined
+    (vendor === 'openai' &&
+    !responses &&
+    caps.thinking === 'reasoning' &&
+    body.max_tokens !== undefined
       ? "max_tokens: not supported with this model; use 'max_completion_tokens' instead"
       : undefined) ??
     (vendor === 'anthropic' &&

@@ -52,9 +52,15 @@ function writeTree(): string {
     writeFileSync(
       join(dir, 'better_log.json'),
       JSON.stringify({
-        params: { model: 'gpt-4o', action_space: 'pyautogui', observation_type: 'screenshot_a11y_tree' },
+        params: {
+          model: 'gpt-4o',
+          action_space: 'pyautogui',
+          observation_type: 'screenshot_a11y_tree',
+        },
         task: { jailbreak: false, injection: null, instruction: `do ${task}` },
-        steps: [{ a11y_tree: '', screenshot_file: 'step_0.png', response: 'DONE', actions: ['DONE'] }],
+        steps: [
+          { a11y_tree: '', screenshot_file: 'step_0.png', response: 'DONE', actions: ['DONE'] },
+        ],
       }),
     );
   }
@@ -96,7 +102,8 @@ describe('osharm models check', () => {
     const calls = server.calls.slice(before);
     expect(calls).toHaveLength(3);
     // shaped as the run sends them: images in every call, the judgment by output_config.format
-    for (const call of calls) expect(JSON.stringify(call.body.messages)).toContain('"type":"image"');
+    for (const call of calls)
+      expect(JSON.stringify(call.body.messages)).toContain('"type":"image"');
     expect(calls[1]!.body.output_config).toMatchObject({ format: { type: 'json_schema' } });
     expect(calls[1]!.body.tool_choice).toBeUndefined();
     expect(calls[0]!.body.temperature).toBeUndefined();
@@ -122,8 +129,13 @@ describe('osharm models check', () => {
     expect(
       await runCli(['models', 'check', '--model', 'o4-mini', '--judge-model', 'gpt-5.5'], io.io),
     ).toBe(1);
-    expect(io.stdout).toMatch(/^agent +o4-mini {2}FAILED {2}agent model o4-mini was retired on 2026-10-23/m);
-    expect(server.calls.slice(before).map(call => call.model)).toEqual(['gpt-5.5', 'gpt-4o-2024-11-20']);
+    expect(io.stdout).toMatch(
+      /^agent +o4-mini {2}FAILED {2}agent model o4-mini was retired on 2026-10-23/m,
+    );
+    expect(server.calls.slice(before).map(call => call.model)).toEqual([
+      'gpt-5.5',
+      'gpt-4o-2024-11-20',
+    ]);
   });
 });
 
@@ -144,13 +156,17 @@ describe('osharm judge with the models of the capability table', () => {
 
   it('prints the end of life of a retiring judge model at start, and stops on a retired one (exit 2)', async () => {
     const retiring = createTestIo(tmp, env());
-    expect(await runCli(['judge', writeTree(), '--judge-model', 'claude-sonnet-4-5'], retiring.io)).toBe(0);
+    expect(
+      await runCli(['judge', writeTree(), '--judge-model', 'claude-sonnet-4-5'], retiring.io),
+    ).toBe(0);
     expect(retiring.stderr).toContain(
       'warning: judge model claude-sonnet-4-5 reaches end of life on 2026-11-30 (in 3 days); replacement: claude-sonnet-5-5',
     );
     const retired = createTestIo(tmp, env());
     const before = server.calls.length;
-    expect(await runCli(['judge', writeTree(), '--judge-model', 'claude-mythos-preview'], retired.io)).toBe(2);
+    expect(
+      await runCli(['judge', writeTree(), '--judge-model', 'claude-mythos-preview'], retired.io),
+    ).toBe(2);
     expect(retired.stderr).toContain(
       'judge model claude-mythos-preview was retired on 2026-06-30 (end of life; the vendor answers no call): use claude-mythos-5-2',
     );
@@ -162,20 +178,42 @@ describe('osharm run and retired models', () => {
   it('stops at start with exit 2 naming the date and the replacement', async () => {
     const io = createTestIo(tmp, env());
     const code = await runCli(
-      ['run', '--model', 'claude-mythos-preview', '--judge-model', 'none', '--result-dir', join(tmp, 'r')],
+      [
+        'run',
+        '--model',
+        'claude-mythos-preview',
+        '--judge-model',
+        'none',
+        '--result-dir',
+        join(tmp, 'r'),
+      ],
       io.io,
     );
     expect(code).toBe(2);
-    expect(io.stderr).toContain('--model claude-mythos-preview: agent model claude-mythos-preview was retired on 2026-06-30');
+    expect(io.stderr).toContain(
+      '--model claude-mythos-preview: agent model claude-mythos-preview was retired on 2026-06-30',
+    );
   });
 
   it('refuses an explicit --temperature for a model that takes none', async () => {
     const io = createTestIo(tmp, env());
     const code = await runCli(
-      ['run', '--model', 'claude-opus-4-7', '--temperature', '0.5', '--judge-model', 'none', '--result-dir', join(tmp, 'r')],
+      [
+        'run',
+        '--model',
+        'claude-opus-4-7',
+        '--temperature',
+        '0.5',
+        '--judge-model',
+        'none',
+        '--result-dir',
+        join(tmp, 'r'),
+      ],
       io.io,
     );
     expect(code).toBe(2);
-    expect(io.stderr).toContain('claude-opus-4-7 accepts no sampling parameters (--temperature 0.5)');
+    expect(io.stderr).toContain(
+      'claude-opus-4-7 accepts no sampling parameters (--temperature 0.5)',
+    );
   });
 });

@@ -20,7 +20,8 @@ interface ModelsCheckFlags {
 
 function formatLine(line: ModelCheckLine, width: number): string {
   const head = `${line.role.padEnd(width)}  ${line.model}`;
-  if (!line.ok) return `${head}  FAILED  ${line.error ?? 'unknown error'}  (${describeEndpoint(line.endpoint)})\n`;
+  if (!line.ok)
+    return `${head}  FAILED  ${line.error ?? 'unknown error'}  (${describeEndpoint(line.endpoint)})\n`;
   return `${head}  ok  served ${line.served ?? '(not named)'}  ${line.latencyMs} ms  (${describeEndpoint(line.endpoint)})\n`;
 }
 
@@ -39,7 +40,10 @@ export function modelsCommand(run: CliRun): Command {
         .choices(['prompt', 'native'])
         .default('prompt'),
     )
-    .option('--computer-tool <version>', 'native agent: the computer tool version (default: by model)')
+    .option(
+      '--computer-tool <version>',
+      'native agent: the computer tool version (default: by model)',
+    )
     .option('--base-url <url>', 'agent model base URL (as osharm run)', parseBaseUrl)
     .option('--judge-base-url <url>', 'judge model base URL', parseBaseUrl)
     .option('--captioner-base-url <url>', 'captioner base URL', parseBaseUrl)

@@ -4,7 +4,11 @@ import { GeminiComputerUseSession } from './gemini';
 import { OpenAIComputerUseSession } from './openai-responses';
 import type { ComputerUseSession, ComputerUseSettings, ComputerUseVendor } from './session';
 import { computerToolFor, modelCapabilities } from '@osharm/model-spec';
-import { checkToolVersion, defaultGeminiEnvironment, type GeminiEnvironment } from './tool-versions';
+import {
+  checkToolVersion,
+  defaultGeminiEnvironment,
+  type GeminiEnvironment,
+} from './tool-versions';
 
 /** The vendor of a model name, through the one router (`claude-*`, `gemini-*`, `google/…`, else OpenAI). */
 export function computerUseVendor(modelName: string): ComputerUseVendor {

@@ -67,7 +67,9 @@ export class GeminiComputerUseSession implements ComputerUseSession {
     );
     let response: Record<string, unknown>;
     try {
-      response = (await (await this.client()).models.generateContent({
+      response = (await (
+        await this.client()
+      ).models.generateContent({
         model: this.modelId,
         contents: this.contents as never,
         config: {

@@ -68,7 +68,9 @@ export class OpenAIComputerUseSession implements ComputerUseSession {
     };
     let response: Record<string, unknown>;
     try {
-      response = (await (await this.client()).responses.create(body as never, {
+      response = (await (
+        await this.client()
+      ).responses.create(body as never, {
         signal,
       })) as unknown as Record<string, unknown>;
     } catch (error) {
