@@ -22,7 +22,6 @@ export function runProgress(io: CliIo): {
         const { runs, pending, numEnvs, provider } = event;
         if (event.assets.offline) warnMissingDownloads(pending, event.cacheRoot, event.assets, io);
         if (event.capacityWarning) io.stderr(`warning: ${event.capacityWarning}\n`);
-        for (const notice of event.modelNotices) io.stderr(`warning: ${notice}\n`);
         const { shard } = event;
         io.stderr(
           `${shard ? `shard ${shard.index}/${shard.count}: ` : ''}${runs.length} run(s)${shard ? ` of ${shard.of}` : ''}: ${runs.length - pending.length} already finished, ${pending.length} to run on ${numEnvs} ${provider} environment(s)\n`,

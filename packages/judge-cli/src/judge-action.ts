@@ -164,7 +164,7 @@ export async function judgeCommandAction(
       );
   }
   // A retired model stops here (its end of life and the vendor's replacement); one retiring within
-  // 60 days, or not in the capability table, gets one line.
+  // 60 days, or not in the capability table, gets one line (not with --quiet).
   let today: Date;
   try {
     today = startCheckDay(io.env);
@@ -174,7 +174,7 @@ export async function judgeCommandAction(
   for (const each of endpoints) {
     const check = checkModelAtStart(each.role, each.model, today);
     if (check.refusal) usage(`--${each.role}-model ${each.model}: ${check.refusal}`);
-    for (const notice of check.notices) err(`warning: ${notice}\n`);
+    if (!flags.quiet) for (const notice of check.notices) err(`warning: ${notice}\n`);
   }
   const model = createJudgeModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env));
   const captioner = createJudgeModel(

@@ -195,6 +195,31 @@ describe('osharm run and retired models', () => {
     );
   });
 
+  it('prints the end of life of a retiring agent model at start', async () => {
+    // --provider vmware without a .vmx stops right after the model checks: no desktop starts
+    const io = createTestIo(tmp, env());
+    const code = await runCli(
+      [
+        'run',
+        '--model',
+        'claude-sonnet-4-5',
+        '--judge-model',
+        'none',
+        '--provider',
+        'vmware',
+        '--path-to-vm',
+        join(tmp, 'none.vmx'),
+        '--result-dir',
+        join(tmp, 'r'),
+      ],
+      io.io,
+    );
+    expect(io.stderr).toContain(
+      'warning: agent model claude-sonnet-4-5 reaches end of life on 2026-11-30 (in 3 days); replacement: claude-sonnet-5-5',
+    );
+    expect(code).toBe(2);
+  });
+
   it('refuses an explicit --temperature for a model that takes none', async () => {
     const io = createTestIo(tmp, env());
     const code = await runCli(

@@ -337,8 +337,15 @@ async function runAction(
   // The checks that need no desktop run in this order, one message each: keys, flags, dataset
   // (the runner repeats the first two; the dataset check is the CLI's, shared by its commands).
   runEndpoints(flags, io.env);
-  // Retired models, refused sampling and computer tools: before any desktop (the notices print at start).
-  runModelChecks(flags, { temperature: flags.temperature, topP: flags.topP }, io);
+  // Retired models, refused sampling and computer tools stop here, before any desktop; an end of
+  // life within 60 days or a model not in the table prints its line now (the runner's `planned`
+  // event carries the same lines for library callers).
+  const modelChecks = runModelChecks(
+    flags,
+    { temperature: flags.temperature, topP: flags.topP },
+    io,
+  );
+  for (const notice of modelChecks.notices) io.stderr(`warning: ${notice}\n`);
   checkRunFlags(flags, io, pathToVmSource);
   await resolveDataset(
     {
