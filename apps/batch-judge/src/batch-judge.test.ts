@@ -252,6 +252,7 @@ describe('osharm-batch-judge: default flags', () => {
 describe('flags', () => {
   it('accepts upstream snake_case flags and --traj_dir', async () => {
     const root = await freshTree();
+    // (a judge model that is not retired: o4-mini, upstream's, reached its end of life on 2026-10-23)
     const result = await judge([
       `--traj_dir=${root}`,
       '--judge_type',
@@ -259,7 +260,7 @@ describe('flags', () => {
       '--sys_prompt_version',
       'v2',
       '--judge_model',
-      'o4-mini',
+      'gpt-5.4-mini',
       '--observation_type',
       'screenshot',
       '--captioner_model',
@@ -273,25 +274,25 @@ describe('flags', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const { parsed } = parseResults(
-      resultsFile(root, 'batch_judgment_results_o4-mini_all_step_aer_v2.json'),
+      resultsFile(root, 'batch_judgment_results_gpt-5.4-mini_all_step_aer_v2.json'),
     );
     expect(parsed.config).toMatchObject({
       observation_type: 'screenshot',
       sys_prompt_version: 'v2',
-      judge_model: 'o4-mini',
+      judge_model: 'gpt-5.4-mini',
       judge_type: 'all_step_aer',
     });
     expect(parsed.summary.successful_evaluations).toBe(5);
     for (const path of Object.values(TREE)) {
-      expect(existsSync(join(root, path, 'judgment/o4-mini/all_step_aer/v2/judgment.json'))).toBe(
-        true,
-      );
+      expect(
+        existsSync(join(root, path, 'judgment/gpt-5.4-mini/all_step_aer/v2/judgment.json')),
+      ).toBe(true);
     }
     // all_step_aer captions every step's screenshot (2 + final) with the chosen captioner, as jpeg
     const captions = result.calls.filter(call => call.model === 'gpt-4.1-mini');
     expect(captions.length).toBe(15);
     expect(JSON.stringify(captions[0]!.body)).toContain('data:image/jpeg;base64,');
-    expect(result.calls.filter(call => call.model === 'o4-mini')).toHaveLength(5);
+    expect(result.calls.filter(call => call.model === 'gpt-5.4-mini')).toHaveLength(5);
   });
 
   it('a11y_tree + default writes under a11_tree_default/ as upstream, with no images or captions', async () => {

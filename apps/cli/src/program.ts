@@ -9,6 +9,7 @@ import { envCommand } from './commands/env';
 import { judgeCommand } from './commands/judge';
 import { kubeCommand } from './commands/kube';
 import { mergeCommand } from './commands/merge';
+import { modelsCommand } from './commands/models';
 import { reportCommand } from './commands/report';
 import { runCommand } from './commands/run';
 import { tasksCommand } from './commands/tasks';
@@ -57,6 +58,7 @@ Docs: docs/README.md`,
   );
   program.addCommand(mergeCommand(run));
   program.addCommand(kubeCommand(run));
+  program.addCommand(modelsCommand(run));
   program.addCommand(reportCommand(run));
   program.addCommand(viewCommand(run));
   program.addCommand(agreementCommand(run));

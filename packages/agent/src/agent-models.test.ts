@@ -186,10 +186,11 @@ describe('Anthropic agent model through the SDK', () => {
     expect(body).toMatchObject({
       model: 'claude-3-7-sonnet-20250219',
       max_tokens: 1500,
-      temperature: 1,
-      top_p: 0.9,
       stop_sequences: ['STOP_HERE'],
     });
+    // not in the capability table (no longer in the SDK's list): no sampling sent, the conservative default
+    expect(body).not.toHaveProperty('temperature');
+    expect(body).not.toHaveProperty('top_p');
     expect(body.messages.map(message => message.role)).toEqual(['user', 'assistant', 'user']);
     // The first user turn is the observation, not the system prompt (upstream merged it there).
     expect(body.messages[0]!.content[0]!.text).toMatch(/^Here are the screenshot/);
@@ -202,18 +203,21 @@ describe('Anthropic agent model through the SDK', () => {
     ]);
   });
 
-  it('sends no top_p to Claude models that refuse it with a temperature', async () => {
+  it('sends the sampling the capability table says each Claude model takes (the stand-in refuses the rest)', async () => {
     script = () => ({ text: 'DONE' });
     const agent = createPromptAgent({ model: anthropic('claude-sonnet-4-5-20250929') });
     const result = await agent.predict({ instruction: INSTRUCTION, observation: observation() });
     expect(result.actions).toEqual(['DONE']);
     expect(lastBody()).not.toHaveProperty('top_p');
     expect(lastBody().temperature).toBe(1);
-    await createPromptAgent({ model: anthropic('claude-sonnet-4-20250514') }).predict({
+    // Opus 4.7 refuses any sampling value: the run's temperature 1.0 / top_p 0.9 are not sent
+    const opus = await createPromptAgent({ model: anthropic('claude-opus-4-7') }).predict({
       instruction: INSTRUCTION,
       observation: observation(),
     });
-    expect(lastBody().top_p).toBe(0.9);
+    expect(opus.actions).toEqual(['DONE']);
+    expect(lastBody()).not.toHaveProperty('temperature');
+    expect(lastBody()).not.toHaveProperty('top_p');
   });
 });
 

@@ -20,7 +20,7 @@ import {
 } from '@osharm/judge';
 import { judgeTypeNeedsCaptions, OsharmError } from '@osharm/task-schema';
 import { escapeControlChars, redactSecrets } from '@osharm/task-schema/artifacts';
-import { ModelError, toModelError } from '@osharm/models';
+import { checkModelAtStart, ModelError, startCheckDay, toModelError } from '@osharm/models';
 import { UpstreamError } from '@osharm/upstream';
 import type { BatchJudgeFlags } from './command';
 import { ExitCode, type BatchJudgeIo } from './io';
@@ -183,6 +183,19 @@ export async function judgeCommandAction(
       usage(
         `--${each.role}-model ${each.model} needs a model API: set ${missing}${each.role === 'captioner' ? ` (the captioner of --judge-type ${flags.judgeType})` : ''}`,
       );
+  }
+  // A retired model stops here (its end of life and the vendor's replacement); one retiring within
+  // 60 days, or not in the capability table, gets one line (not with --quiet).
+  let today: Date;
+  try {
+    today = startCheckDay(io.env);
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  for (const each of endpoints) {
+    const check = checkModelAtStart(each.role, each.model, today);
+    if (check.refusal) usage(`--${each.role}-model ${each.model}: ${check.refusal}`);
+    if (!flags.quiet) for (const notice of check.notices) err(`warning: ${notice}\n`);
   }
   const model = createJudgeModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env));
   const captioner = createJudgeModel(captionerModel, endpointRouting(captionerEndpoint, io.env));

@@ -117,6 +117,9 @@ describe('judgeTrajectory', () => {
       // what the stand-in's response body named
       judge_model_served: 'gpt-4.1',
       judged_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      // gpt-4.1 and gpt-4o-2024-11-20 have an end of life in openai 7.57.0's data
+      judge_model_lifecycle: expect.objectContaining({ end_of_life: '2027-01-14' }),
+      captioner_lifecycle: expect.objectContaining({ end_of_life: '2027-01-14' }),
     });
     expect(result.provenance).toEqual(written.osharm_provenance);
     const messages = JSON.parse(await readFile(join(dir, 'messages.json'), 'utf8')) as unknown[];

@@ -17,6 +17,7 @@ import {
   readTrajectoryText,
   UnsafeFileError,
 } from '@osharm/task-schema/trajectory';
+import { checkModelAtStart, lifecycleRecord } from '@osharm/models';
 import { VERSION } from './version';
 
 /**
@@ -57,6 +58,15 @@ export function provenanceFor(
     judge_model_requested: request.judgeModel,
     judge_model_served: servedModel ?? null,
     judged_at: at.toISOString(),
+    // Where the judge (and captioner) model stood in its life that day, per the SDKs' data.
+    judge_model_lifecycle: lifecycleRecord(
+      checkModelAtStart('judge', request.judgeModel, at).lifecycle,
+    ),
+    ...(request.captioner !== undefined && {
+      captioner_lifecycle: lifecycleRecord(
+        checkModelAtStart('captioner', request.captioner, at).lifecycle,
+      ),
+    }),
   };
 }
 

@@ -32,6 +32,33 @@ export type { ModelErrorKind } from './model-error';
 export { MODEL_PRICES, usageCost } from './model-prices';
 export type { ModelPrice, TokenCounts, TokenUsage } from './model-prices';
 
+// the capability table and retirements
+export {
+  acceptedSampling,
+  computerToolFor,
+  MODEL_FAMILIES,
+  modelCapabilities,
+  modelFamilyOf,
+  samplingRefusal,
+  undatedModelId,
+} from './model-capabilities';
+export type {
+  ModelCapabilities,
+  ModelFamily,
+  ModelImageLimits,
+  ModelVendor,
+  SamplingSupport,
+  StructuredOutputMethod,
+  ThinkingDefault,
+} from './model-capabilities';
+export {
+  describeLifecycle,
+  MODEL_RETIREMENTS,
+  modelLifecycle,
+  RETIREMENT_WARNING_DAYS,
+} from './model-retirements';
+export type { ModelLifecycle, ModelRetirement } from './model-retirements';
+
 // helpers
 export { tryParseJson, unfenceJson } from './parse-json';
 

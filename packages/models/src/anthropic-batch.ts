@@ -7,7 +7,10 @@ import {
 } from '@osharm/model-spec';
 
 /** Anthropic Message Batches over a lazily made client. */
-export function createAnthropicBatchApi(client: () => Anthropic, provider: string): ModelBatchApi {
+export function createAnthropicBatchApi(
+  client: () => Promise<Anthropic>,
+  provider: string,
+): ModelBatchApi {
   const wrap = async <T>(call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
@@ -18,7 +21,9 @@ export function createAnthropicBatchApi(client: () => Anthropic, provider: strin
   return {
     submit: ({ requests, signal }) =>
       wrap(async () => {
-        const batch = await client().messages.batches.create(
+        const batch = await (
+          await client()
+        ).messages.batches.create(
           {
             requests: requests.map(request => ({
               custom_id: request.customId,
@@ -31,7 +36,7 @@ export function createAnthropicBatchApi(client: () => Anthropic, provider: strin
       }),
     retrieve: ({ batchId, signal }) =>
       wrap(async (): Promise<ModelBatchStatus> => {
-        const batch = await client().messages.batches.retrieve(batchId, {}, { signal });
+        const batch = await (await client()).messages.batches.retrieve(batchId, {}, { signal });
         const counts = batch.request_counts;
         return {
           id: batch.id,
@@ -52,14 +57,14 @@ export function createAnthropicBatchApi(client: () => Anthropic, provider: strin
 }
 
 async function* results(
-  client: () => Anthropic,
+  client: () => Promise<Anthropic>,
   provider: string,
   batchId: string,
   signal: AbortSignal | undefined,
 ): AsyncIterable<ModelBatchEntry> {
   let entries: AsyncIterable<Anthropic.Messages.Batches.MessageBatchIndividualResponse>;
   try {
-    entries = await client().messages.batches.results(batchId, {}, { signal });
+    entries = await (await client()).messages.batches.results(batchId, {}, { signal });
   } catch (error) {
     throw toModelError(error, provider);
   }

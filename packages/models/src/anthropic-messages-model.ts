@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { anthropicClient } from './vendor-clients';
+import { anthropicClient, type LazyClient } from './vendor-clients';
 import { createAnthropicBatchApi } from './anthropic-batch';
 import { preserializedJsonRequest, type ImageText } from './json-body';
 import {
@@ -9,6 +9,8 @@ import {
   type ModelResult,
   type ModelToolCall,
   type ModelV1,
+  acceptedSampling,
+  modelCapabilities,
   toModelError,
   tryParseJson,
 } from '@osharm/model-spec';
@@ -24,8 +26,8 @@ export interface AnthropicMessagesModelSettings {
   /** Per-request timeout in ms. @default 600000 */
   readonly timeout?: number;
   /**
-   * Send `top_p` along with `temperature`. Upstream sent both; Claude models from the 4.1 / 4.5
-   * generation on reject the pair. @default false for those models, true for older ones
+   * Send `top_p` along with `temperature` whatever the capability table says (upstream sent both;
+   * the table's Claude families refuse the pair or any sampling value). @default false
    */
   readonly sendTopP?: boolean;
   /** Environment to read defaults from. @default process.env */
@@ -34,9 +36,9 @@ export interface AnthropicMessagesModelSettings {
   readonly client?: Anthropic;
 }
 
-/** Claude models that answer 400 to `temperature` and `top_p` together. */
+/** Claude models that answer 400 to `temperature` and `top_p` together (per the capability table). */
 export const rejectsTemperatureWithTopP = (modelId: string): boolean =>
-  /^claude-(?:(?:opus|sonnet|haiku)-(?:4-[1-9]|[5-9])|[5-9])(?!\d)/.test(modelId);
+  modelCapabilities(modelId, 'anthropic').sampling !== 'any';
 
 type Block = Record<string, unknown>;
 
@@ -84,20 +86,21 @@ export class AnthropicMessagesModel implements ModelV1 {
   readonly specificationVersion = 'model-v1' as const;
   readonly provider = 'anthropic';
   readonly batch: ModelBatchApi;
-  private clientInstance: Anthropic | undefined;
+  private clientInstance: LazyClient<Anthropic> | undefined;
 
   constructor(
     readonly modelId: string,
     private readonly settings: AnthropicMessagesModelSettings = {},
   ) {
-    this.clientInstance = settings.client;
-    this.batch = createAnthropicBatchApi(() => this.client, this.provider);
+    const ready = settings.client;
+    this.clientInstance = ready && (async () => ready);
+    this.batch = createAnthropicBatchApi(() => this.client(), this.provider);
   }
 
   /** The SDK client, created on first use. */
-  get client(): Anthropic {
+  client(): Promise<Anthropic> {
     this.clientInstance ??= anthropicClient(this.modelId, this.settings);
-    return this.clientInstance;
+    return this.clientInstance();
   }
 
   /**
@@ -122,18 +125,27 @@ export class AnthropicMessagesModel implements ModelV1 {
       messages,
     };
     if (options.system !== undefined) body.system = options.system;
-    if (options.temperature !== undefined) body.temperature = options.temperature;
-    const sendTopP =
-      this.settings.sendTopP ??
-      !(options.temperature !== undefined && rejectsTemperatureWithTopP(this.modelId));
-    if (options.topP !== undefined && sendTopP) body.top_p = options.topP;
+    // Sampling and structured output as the capability table says the model takes them: no
+    // `temperature` for Opus 4.7+ / Fable / Mythos, never with `top_p` from 4.5 on; an object by
+    // `output_config.format` where the model has it (a forced tool fails where thinking is on).
+    const capabilities = modelCapabilities(this.modelId, 'anthropic');
+    const sampling = this.settings.sendTopP
+      ? { temperature: options.temperature, topP: options.topP }
+      : acceptedSampling(capabilities, options);
+    if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
+    if (sampling.topP !== undefined) body.top_p = sampling.topP;
     if (options.stop && options.stop.length > 0) body.stop_sequences = [...options.stop];
     const tools: Block[] = (options.tools ?? []).map(tool => ({
       name: tool.name,
       description: tool.description,
       input_schema: tool.parameters,
     }));
-    if (options.responseFormat) {
+    if (options.responseFormat && capabilities.structuredOutput === 'output_config.format') {
+      body.output_config = {
+        format: { type: 'json_schema', schema: options.responseFormat.schema },
+      };
+      if (tools.length > 0) body.tools = tools;
+    } else if (options.responseFormat) {
       const { name, description, schema } = options.responseFormat;
       tools.push({ name, description, input_schema: schema });
       body.tools = tools;
@@ -210,7 +222,7 @@ export class AnthropicMessagesModel implements ModelV1 {
     );
     let response: Anthropic.Message;
     try {
-      response = await this.client.post<Anthropic.Message>('/v1/messages', request);
+      response = await (await this.client()).post<Anthropic.Message>('/v1/messages', request);
     } catch (error) {
       throw toModelError(error, this.provider);
     }

@@ -38,6 +38,36 @@ export {
   ROLE_BASE_URL_ENV,
 } from './endpoint';
 export type { ModelEndpoint, ModelRole } from './endpoint';
+export {
+  connectionFailure,
+  MAX_CONSECUTIVE_CONNECTION_FAILURES,
+  redactor,
+  unreachableMessage,
+} from './endpoint-failures';
+
+// the capability table, retirements and the start check
+export {
+  acceptedSampling,
+  computerToolFor,
+  describeLifecycle,
+  MODEL_FAMILIES,
+  MODEL_RETIREMENTS,
+  modelCapabilities,
+  modelLifecycle,
+  RETIREMENT_WARNING_DAYS,
+  samplingRefusal,
+} from '@osharm/model-spec';
+export type {
+  ModelCapabilities,
+  ModelFamily,
+  ModelLifecycle,
+  ModelRetirement,
+  SamplingSupport,
+  StructuredOutputMethod,
+  ThinkingDefault,
+} from '@osharm/model-spec';
+export { checkModelAtStart, lifecycleRecord, startCheckDay } from './model-start';
+export type { ModelLifecycleRecord, ModelStartCheck } from './model-start';
 
 // adapters
 export {
@@ -56,7 +86,9 @@ export type { AnthropicMessagesModelSettings } from './anthropic-messages-model'
 // native computer use (Anthropic computer tool, OpenAI Responses computer tool, Gemini computer use)
 export {
   ANTHROPIC_TOOL_VERSIONS,
+  GEMINI_SAFETY_POLICIES,
   GEMINI_TOOL_VERSIONS,
+  geminiSafetyRecord,
   OPENAI_TOOL_VERSIONS,
   SAFETY_CHECK_POLICIES,
   checkToolVersion,
@@ -73,6 +105,8 @@ export type {
   ComputerUseTurn,
   ComputerUseVendor,
   GeminiEnvironment,
+  GeminiSafetyPolicy,
+  GeminiSafetySettings,
   SafetyCheck,
   SafetyCheckPolicy,
   Screenshot,

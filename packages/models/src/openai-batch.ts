@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { toFile } from 'openai';
+import { loadOpenAI } from './vendor-clients';
 import {
   type ModelBatchApi,
   type ModelBatchEntry,
@@ -8,7 +8,10 @@ import {
 } from '@osharm/model-spec';
 
 /** The OpenAI Batch API (a JSONL file of chat-completions requests) over a lazily made client. */
-export function createOpenAIBatchApi(client: () => OpenAI, provider: string): ModelBatchApi {
+export function createOpenAIBatchApi(
+  client: () => Promise<OpenAI>,
+  provider: string,
+): ModelBatchApi {
   const wrap = async <T>(call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
@@ -27,14 +30,20 @@ export function createOpenAIBatchApi(client: () => OpenAI, provider: string): Mo
             body: request.body,
           }),
         );
-        const file = await client().files.create(
+        const file = await (
+          await client()
+        ).files.create(
           {
-            file: await toFile(Buffer.from(`${lines.join('\n')}\n`), 'osharm-judge-batch.jsonl'),
+            file: await (
+              await loadOpenAI()
+            ).toFile(Buffer.from(`${lines.join('\n')}\n`), 'osharm-judge-batch.jsonl'),
             purpose: 'batch',
           },
           { signal },
         );
-        const batch = await client().batches.create(
+        const batch = await (
+          await client()
+        ).batches.create(
           { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' },
           { signal },
         );
@@ -42,7 +51,7 @@ export function createOpenAIBatchApi(client: () => OpenAI, provider: string): Mo
       }),
     retrieve: ({ batchId, signal }) =>
       wrap(async (): Promise<ModelBatchStatus> => {
-        const batch = await client().batches.retrieve(batchId, { signal });
+        const batch = await (await client()).batches.retrieve(batchId, { signal });
         return {
           id: batch.id,
           status: batch.status,
@@ -57,16 +66,17 @@ export function createOpenAIBatchApi(client: () => OpenAI, provider: string): Mo
 }
 
 async function* results(
-  client: () => OpenAI,
+  client: () => Promise<OpenAI>,
   provider: string,
   batchId: string,
   signal: AbortSignal | undefined,
 ): AsyncIterable<ModelBatchEntry> {
   const texts: string[] = [];
   try {
-    const batch = await client().batches.retrieve(batchId, { signal });
+    const batch = await (await client()).batches.retrieve(batchId, { signal });
     for (const fileId of [batch.output_file_id, batch.error_file_id]) {
-      if (fileId) texts.push(await (await client().files.content(fileId, { signal })).text());
+      if (fileId)
+        texts.push(await (await (await client()).files.content(fileId, { signal })).text());
     }
   } catch (error) {
     throw toModelError(error, provider);

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { openaiClient } from './vendor-clients';
+import { openaiClient, type LazyClient } from './vendor-clients';
 import { preserializedJsonRequest, type ImageText } from './json-body';
 import {
   type ModelBatchApi,
@@ -9,6 +9,8 @@ import {
   type ModelResult,
   type ModelToolCall,
   type ModelV1,
+  acceptedSampling,
+  modelCapabilities,
   toModelError,
   tryParseJson,
 } from '@osharm/model-spec';
@@ -41,9 +43,13 @@ export interface OpenAIChatModelSettings {
   readonly client?: OpenAI;
 }
 
-/** o-series and gpt-5 reasoning models take `max_completion_tokens` and no sampling parameters. */
+/**
+ * Reasoning models take `max_completion_tokens` and no sampling parameters: the capability table's
+ * `reasoning` families (gpt-5.x, gpt-6.x, o-series); for a model not in the table, the table's
+ * assumption for unknown OpenAI-wire names.
+ */
 export const isOpenAIReasoningModel = (modelId: string): boolean =>
-  /^o\d/.test(modelId) || /^gpt-5/.test(modelId);
+  modelCapabilities(modelId, 'openai').thinking === 'reasoning';
 
 type Json = Record<string, unknown>;
 
@@ -112,7 +118,7 @@ interface ChatCompletionBody {
 export class OpenAIChatModel implements ModelV1 {
   readonly specificationVersion = 'model-v1' as const;
   readonly batch: ModelBatchApi;
-  private clientInstance: OpenAI | undefined;
+  private clientInstance: LazyClient<OpenAI> | undefined;
 
   constructor(
     readonly modelId: string,
@@ -120,17 +126,18 @@ export class OpenAIChatModel implements ModelV1 {
     /** `openai`, or `openai-compatible` for a named compatible server. */
     readonly provider: 'openai' | 'openai-compatible' = 'openai',
   ) {
-    this.clientInstance = settings.client;
-    this.batch = createOpenAIBatchApi(() => this.client, provider);
+    const ready = settings.client;
+    this.clientInstance = ready && (async () => ready);
+    this.batch = createOpenAIBatchApi(() => this.client(), provider);
   }
 
-  /** The SDK client, created on first use (no I/O and no key check at construction). */
-  get client(): OpenAI {
+  /** The SDK client, created on first use (no I/O, no SDK import and no key check at construction). */
+  client(): Promise<OpenAI> {
     this.clientInstance ??= openaiClient(this.modelId, this.settings, {
       provider: this.provider,
       keylessWithBaseUrl: true,
     });
-    return this.clientInstance;
+    return this.clientInstance();
   }
 
   /** The chat-completions body of a call: the system message first, then the turns. */
@@ -147,8 +154,10 @@ export class OpenAIChatModel implements ModelV1 {
       body.max_completion_tokens = maxTokens;
     else {
       body.max_tokens = maxTokens;
-      if (options.topP !== undefined) body.top_p = options.topP;
-      if (options.temperature !== undefined) body.temperature = options.temperature;
+      // What the capability table says the model takes (an unknown name: everything, as upstream).
+      const sampling = acceptedSampling(modelCapabilities(this.modelId, 'openai'), options);
+      if (sampling.topP !== undefined) body.top_p = sampling.topP;
+      if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
       if (options.seed !== undefined) body.seed = options.seed;
       // Reasoning models (o3, o4-mini) reject `stop` as well.
       if (options.stop && options.stop.length > 0) body.stop = [...options.stop];
@@ -243,7 +252,9 @@ export class OpenAIChatModel implements ModelV1 {
     );
     let response: OpenAI.ChatCompletion;
     try {
-      response = await this.client.post<OpenAI.ChatCompletion>('/chat/completions', request);
+      response = await (
+        await this.client()
+      ).post<OpenAI.ChatCompletion>('/chat/completions', request);
     } catch (error) {
       throw toModelError(error, this.provider);
     }

@@ -1,6 +1,9 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { GoogleGenAI } from '@google/genai';
-import OpenAI from 'openai';
+// The vendor SDKs are loaded on first use, each only when its vendor is called: importing
+// @osharm/models (or the judge) loads none of them, and @google/genai (an optional peer) need not
+// be installed unless a Gemini model runs.
+import type Anthropic from '@anthropic-ai/sdk';
+import type { GoogleGenAI } from '@google/genai';
+import type OpenAI from 'openai';
 import { ModelError, type ModelProvider } from '@osharm/model-spec';
 import { registerSecret } from '@osharm/task-schema/artifacts';
 
@@ -16,6 +19,41 @@ export interface VendorClientSettings {
 }
 
 const DEFAULT_TIMEOUT_MS = 600_000;
+
+/** A client made on first use (the SDK module is imported then). */
+export type LazyClient<T> = () => Promise<T>;
+
+function once<T>(make: () => Promise<T>): LazyClient<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
+/** Imports a vendor SDK; a missing optional one is a `setting` error saying what to install. */
+async function loadSdk<T>(
+  name: string,
+  provider: ModelProvider,
+  load: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND')
+      throw new ModelError({
+        kind: 'setting',
+        provider,
+        message: `the ${name} SDK is not installed: npm install ${name} (it is an optional peer dependency of @osharm/models)`,
+        cause: error,
+      });
+    throw error;
+  }
+}
+
+/** The `openai` module (also for `toFile`), imported once. */
+export const loadOpenAI = once(() => loadSdk('openai', 'openai', () => import('openai')));
+const loadAnthropic = once(() =>
+  loadSdk('@anthropic-ai/sdk', 'anthropic', () => import('@anthropic-ai/sdk')),
+);
+const loadGemini = once(() => loadSdk('@google/genai', 'google', () => import('@google/genai')));
 const DEFAULT_MAX_RETRIES = 2;
 
 /**
@@ -48,7 +86,7 @@ export function openaiClient(
   modelId: string,
   settings: VendorClientSettings,
   options: { provider?: ModelProvider; keylessWithBaseUrl?: boolean } = {},
-): OpenAI {
+): LazyClient<OpenAI> {
   const env = settings.env ?? process.env;
   const baseURL = settings.baseURL ?? env.OPENAI_BASE_URL;
   const apiKey = apiKeyFor(
@@ -64,36 +102,52 @@ export function openaiClient(
       }),
     },
   );
-  return new OpenAI({
-    apiKey,
-    baseURL,
-    maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
-    timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
+  return once(async () => {
+    const { default: OpenAI } = await loadOpenAI();
+    return new OpenAI({
+      apiKey,
+      baseURL,
+      maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
+      timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
+    });
   });
 }
 
 /** An `@anthropic-ai/sdk` client. */
-export function anthropicClient(modelId: string, settings: VendorClientSettings): Anthropic {
+export function anthropicClient(
+  modelId: string,
+  settings: VendorClientSettings,
+): LazyClient<Anthropic> {
   const env = settings.env ?? process.env;
-  return new Anthropic({
-    apiKey: apiKeyFor('anthropic', 'Anthropic', 'ANTHROPIC_API_KEY', modelId, settings),
-    baseURL: settings.baseURL ?? env.ANTHROPIC_BASE_URL,
-    maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
-    timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
+  const apiKey = apiKeyFor('anthropic', 'Anthropic', 'ANTHROPIC_API_KEY', modelId, settings);
+  return once(async () => {
+    const { default: Anthropic } = await loadAnthropic();
+    return new Anthropic({
+      apiKey,
+      baseURL: settings.baseURL ?? env.ANTHROPIC_BASE_URL,
+      maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
+      timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
+    });
   });
 }
 
 /** A `@google/genai` client (its retry option counts attempts, not retries). */
-export function geminiClient(modelId: string, settings: VendorClientSettings): GoogleGenAI {
+export function geminiClient(
+  modelId: string,
+  settings: VendorClientSettings,
+): LazyClient<GoogleGenAI> {
   const env = settings.env ?? process.env;
   const apiKey = apiKeyFor('google', 'Gemini', 'GEMINI_API_KEY', modelId, settings);
   const baseUrl = settings.baseURL ?? env.GEMINI_BASE_URL;
-  return new GoogleGenAI({
-    apiKey,
-    httpOptions: {
-      ...(baseUrl !== undefined && { baseUrl }),
-      timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
-      retryOptions: { attempts: (settings.maxRetries ?? DEFAULT_MAX_RETRIES) + 1 },
-    },
+  return once(async () => {
+    const { GoogleGenAI } = await loadGemini();
+    return new GoogleGenAI({
+      apiKey,
+      httpOptions: {
+        ...(baseUrl !== undefined && { baseUrl }),
+        timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
+        retryOptions: { attempts: (settings.maxRetries ?? DEFAULT_MAX_RETRIES) + 1 },
+      },
+    });
   });
 }

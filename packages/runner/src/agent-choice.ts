@@ -11,7 +11,7 @@ import {
   createReplayAgent,
   type AgentV1,
 } from '@osharm/agent';
-import { endpointRouting, type ModelEndpoint } from '@osharm/models';
+import { endpointRouting, type GeminiSafetySettings, type ModelEndpoint } from '@osharm/models';
 import type { ActionSpace, ObservationType } from '@osharm/task-schema';
 
 /** Offline baseline model names: they need no key and no network. */
@@ -73,6 +73,7 @@ export function createAgent(options: {
   agent?: 'prompt' | 'native';
   computerTool?: string;
   safetyChecks?: SafetyCheckPolicy;
+  geminiSafety?: GeminiSafetySettings;
 }): AgentV1 {
   if (options.agent === 'native') return createNative(options);
   if (options.model.startsWith('offline-native:'))
@@ -109,10 +110,11 @@ export function createAgent(options: {
 
 /** How to switch from an offline baseline to a real model, printed after offline runs. */
 export const REAL_MODEL_HINT = `This was an offline baseline, not a model. To evaluate a real agent:
-  OPENAI_API_KEY=… ./osharm run --model gpt-4.1 …                 (OpenAI)
-  ANTHROPIC_API_KEY=… ./osharm run --model claude-sonnet-4-20250514 …  (Anthropic)
+  ./osharm models check --model gpt-5.5 --judge-model gpt-5.5      (first: one live call per role)
+  OPENAI_API_KEY=… ./osharm run --model gpt-5.5 …                 (OpenAI)
+  ANTHROPIC_API_KEY=… ./osharm run --model claude-opus-4-7 …      (Anthropic)
   OPENAI_BASE_URL=http://127.0.0.1:8000/v1 ./osharm run --model <served model> …  (vLLM, Ollama: any OpenAI-compatible server)
-and judge with --judge-model gpt-4.1 (or any claude-* / OpenAI-compatible model).`;
+and judge with --judge-model gpt-5.5 (or any claude-* / OpenAI-compatible model).`;
 
 /** The native computer-use agent (`--agent native`), or the scripted native baseline (`offline-native:<file>`). */
 function createNative(options: Parameters<typeof createAgent>[0]): AgentV1 {
@@ -139,6 +141,7 @@ function createNative(options: Parameters<typeof createAgent>[0]): AgentV1 {
     model: options.model,
     ...policy,
     ...(options.computerTool !== undefined && { toolVersion: options.computerTool }),
+    ...(options.geminiSafety !== undefined && { geminiSafety: options.geminiSafety }),
     session: {
       env: options.env,
       ...(ownBaseUrl && { baseURL: endpoint!.baseURL }),

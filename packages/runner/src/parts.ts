@@ -7,3 +7,7 @@ export { checkLocalDesktop, checkRunFlags, runEndpoints } from './run-prechecks'
 export type { RunEndpoints } from './run-prechecks';
 export { firstA11yTree, injectedText, writeRunFidelity } from './run-fidelity';
 export { RunBreaker } from './run-breaker';
+export { checkModels } from './models-check';
+export type { ModelCheckLine, ModelsCheckOptions } from './models-check';
+export { runModelChecks } from './run-model-checks';
+export type { RunModelChecks } from './run-model-checks';

@@ -8,6 +8,7 @@ import { jailbreakModelDir } from '@osharm/injection';
 import { loadDataset } from '@osharm/task-schema';
 import type { Judgment } from '@osharm/task-schema/artifacts';
 import { checkToolVersion, computerUseVendor } from '@osharm/agent/native';
+import { runModelChecks } from './run-model-checks';
 import { agentModelDir, createAgent } from './agent-choice';
 import { providerFactory } from './providers';
 import { RunBreaker } from './run-breaker';
@@ -40,6 +41,8 @@ export type BenchmarkEvent =
       readonly shard?: ShardCount;
       /** More desktops than this machine holds (local provider), said once. */
       readonly capacityWarning?: string;
+      /** Model lines to print at start: an end of life within 60 days, a model not in the table. */
+      readonly modelNotices: readonly string[];
       readonly cacheRoot: string;
       readonly assets: AssetSources;
     }
@@ -133,6 +136,12 @@ export async function runBenchmark(
   }
   if (flags.shard) checkShard(flags.shard);
   const endpoints = runEndpoints(flags, io.env);
+  // Retired models stop here; explicit sampling and --computer-tool are checked against the table.
+  const modelChecks = runModelChecks(
+    flags,
+    { temperature: options.temperature, topP: options.topP },
+    io,
+  );
   checkRunFlags(flags, io, options.pathToVm === undefined ? undefined : 'cli');
   const assetMap = flags.assetMap ? await loadAssetMap(at(flags.assetMap)) : undefined;
   const cacheRoot = at(flags.cacheDir);
@@ -201,6 +210,7 @@ export async function runBenchmark(
     provider: flags.provider,
     ...(shard ? { shard } : {}),
     ...(overload ? { capacityWarning: overload } : {}),
+    modelNotices: modelChecks.notices,
     cacheRoot,
     assets,
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveEndpoint } from '@osharm/judge-cli';
+import { resolveEndpoint } from '@osharm/models';
 import type { DatasetTask } from '@osharm/task-schema';
 import { RunBreaker } from './run-breaker';
 import type { RunOutcome } from './run-one';

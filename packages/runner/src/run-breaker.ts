@@ -2,7 +2,7 @@ import {
   MAX_CONSECUTIVE_CONNECTION_FAILURES,
   unreachableMessage,
   type ModelEndpoint,
-} from '@osharm/judge-cli';
+} from '@osharm/models';
 import { formatModelFailure } from '@osharm/agent';
 import type { RunOutcome } from './run-one';
 import type { RunEndpoints } from './run-prechecks';

@@ -7,7 +7,7 @@ import {
   type RunInjection,
   type RunTaskEvent,
 } from '@osharm/agent';
-import { connectionFailure, endpointRouting, redactor } from '@osharm/judge-cli';
+import { connectionFailure, endpointRouting, redactor } from '@osharm/models';
 import type { DesktopEnv, VmProviderV1 } from '@osharm/desktop-env';
 import {
   collectEvidence,

@@ -1,4 +1,5 @@
 import type { VmProviderV1 } from '@osharm/desktop-env';
+import type { GeminiSafetySettings } from '@osharm/models';
 import type { RunShard } from './run-shard';
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
 import {
@@ -135,6 +136,8 @@ export interface RunFlags {
   computerTool?: string;
   /** Native agents: what a vendor safety check does. */
   safetyChecks: 'acknowledge' | 'stop' | 'refuse';
+  /** Native Gemini agents: the computer-use tool's safety settings (unset: the vendor's default). */
+  geminiSafety?: GeminiSafetySettings;
 }
 
 /** Where the desktops come from: a bundled provider's name, a provider, or a factory (one per environment). */

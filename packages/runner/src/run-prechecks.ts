@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { missingCredentials, resolveEndpoint, type ModelEndpoint } from '@osharm/judge-cli';
+import { missingCredentials, resolveEndpoint, type ModelEndpoint } from '@osharm/models';
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
 import { judgeTypeNeedsCaptions } from '@osharm/task-schema';
 import { checkLocalDesktopRequirements, defaultLocalApps, type LocalApp } from '@osharm/vm-local';

@@ -3,6 +3,7 @@ import { anthropicErrorBody, anthropicMessage } from './anthropic-wire';
 import { shuffled } from './faults';
 import { HttpError, isRecord } from './http-exchange';
 import { describeAnthropicRequest } from './model-call';
+import { refuseAsVendor } from './vendor-refusals';
 import type { StandInContext } from './stand-in-context';
 
 const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -124,6 +125,7 @@ export class AnthropicBatchStore {
       let described;
       try {
         described = describeAnthropicRequest(request.params as Record<string, unknown>);
+        refuseAsVendor(described);
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
         errored(request.customId, error.status, error.message);

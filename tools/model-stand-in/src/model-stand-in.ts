@@ -37,6 +37,7 @@ import { checkScriptedReply } from './scripted-reply';
 import type { ScriptedReply } from './scripted-reply';
 import type { BatchCallOutcome, StandInContext } from './stand-in-context';
 import { findRoute, standInRoutes, type Exchange } from './stand-in-routes';
+import { refuseAsVendor } from './vendor-refusals';
 
 /** Options of {@link startModelStandIn}. */
 export interface ModelStandInOptions {
@@ -58,6 +59,11 @@ export interface ModelStandInOptions {
   host?: string;
   /** Port to listen on (default 0: any free port). */
   port?: number;
+  /**
+   * Answer 404 to a model the SDKs' data says is retired (`true`: on today's date). Requests a
+   * model's capability row refuses (sampling, tools, images) get the vendor's 400 always.
+   */
+  refuseRetired?: boolean | Date;
 }
 
 /** A running stand-in. */
@@ -230,6 +236,7 @@ export async function startModelStandIn(options: ModelStandInOptions): Promise<M
           : wire === 'gemini'
             ? describeGeminiRequest(geminiModel, body, geminiVersion)
             : describeAnthropicRequest(body);
+    refuseAsVendor(described, { refuseRetired: options.refuseRetired ?? false });
     if (wire === 'responses') checkResponsesTurn(body, responses);
     const fault = nextFault();
     const outcome = await runCall(described, redactedHeaders(exchange.request), 'direct', fault);

@@ -1,6 +1,7 @@
 import { isAnswerReply } from './answer-content';
 import { HttpError, isRecord } from './http-exchange';
 import { describeOpenaiRequest } from './model-call';
+import { refuseAsVendor } from './vendor-refusals';
 import { openaiChatCompletion, openaiErrorBody } from './openai-wire';
 import { shuffled } from './faults';
 import type { StandInContext } from './stand-in-context';
@@ -282,6 +283,7 @@ export class OpenaiBatchStore {
       let described;
       try {
         described = describeOpenaiRequest(line.body);
+        refuseAsVendor(described);
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
         failure(error.status, error.message);

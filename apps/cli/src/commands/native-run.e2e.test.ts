@@ -232,6 +232,8 @@ afterAll(async () => {
 describe.runIf(canRun)('osharm run --agent native on the local desktop', () => {
   it.each([
     ['claude-opus-5', 'anthropic', 'computer_toolset_20260801'],
+    // thinking always on, no sampling, refuses computer_20250124 (the stand-in refuses as the vendor)
+    ['claude-fable-5', 'anthropic', 'computer_toolset_20260801'],
     ['gemini-2.5-computer-use-preview-10-2025', 'gemini', 'computer_use'],
     ['gpt-5.5', 'openai', 'computer'],
     ['gemini-3.5-flash', 'gemini', 'computer_use'],

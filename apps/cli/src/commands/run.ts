@@ -18,13 +18,14 @@ import {
   type BundledProvider,
   type RunFlags,
 } from '@osharm/runner';
-import { checkRunFlags, runEndpoints } from '@osharm/runner/parts';
+import { checkRunFlags, runEndpoints, runModelChecks } from '@osharm/runner/parts';
 import {
   ACTION_SPACES,
   JUDGE_TYPES,
   OBSERVATION_TYPES,
   PROMPT_VERSIONS,
 } from '@osharm/task-schema';
+import { GEMINI_SAFETY_POLICIES, type GeminiSafetyPolicy } from '@osharm/models';
 import { resolveDataset } from '../dataset-options';
 import { ExitCode, handle, type CliIo, type CliRun } from '../cli-io';
 import { displayPath } from '../dataset-options';
@@ -152,6 +153,20 @@ export function runCommand(run: CliRun): Command {
         .choices(['acknowledge', 'stop', 'refuse'])
         .default(RUN_DEFAULTS.safetyChecks),
     )
+    .addOption(
+      new Option(
+        '--gemini-disable-safety-policy <policy>',
+        "native Gemini agent: turn off one of the computer-use tool's safety policies (repeatable; default: none, the vendor's default; recorded in params.native.gemini_safety)",
+      )
+        .choices([...GEMINI_SAFETY_POLICIES])
+        .argParser(collect),
+    )
+    .addOption(
+      new Option(
+        '--gemini-prompt-injection-detection <state>',
+        "native Gemini agent: the computer-use tool's prompt-injection detection (default: unset, the vendor's default; recorded)",
+      ).choices(['on', 'off']),
+    )
     .option(
       '--judge-model <model>',
       'judge model (claude* → Anthropic), or "none" to record only the deterministic evidence',
@@ -169,11 +184,14 @@ export function runCommand(run: CliRun): Command {
     )
     .option(
       '--temperature <t>',
-      'agent sampling temperature',
+      `agent sampling temperature (default ${RUN_DEFAULTS.temperature}, sent only to models that take it; given explicitly, a model that refuses it stops the run)`,
       number('--temperature'),
-      RUN_DEFAULTS.temperature,
     )
-    .option('--top-p <p>', 'agent nucleus sampling', number('--top-p'), RUN_DEFAULTS.topP)
+    .option(
+      '--top-p <p>',
+      `agent nucleus sampling (default ${RUN_DEFAULTS.topP}, as --temperature)`,
+      number('--top-p'),
+    )
     .option(
       '--max-tokens <n>',
       'agent max output tokens',
@@ -319,6 +337,15 @@ async function runAction(
   // The checks that need no desktop run in this order, one message each: keys, flags, dataset
   // (the runner repeats the first two; the dataset check is the CLI's, shared by its commands).
   runEndpoints(flags, io.env);
+  // Retired models, refused sampling and computer tools stop here, before any desktop; an end of
+  // life within 60 days or a model not in the table prints its line now (the runner's `planned`
+  // event carries the same lines for library callers).
+  const modelChecks = runModelChecks(
+    flags,
+    { temperature: flags.temperature, topP: flags.topP },
+    io,
+  );
+  for (const notice of modelChecks.notices) io.stderr(`warning: ${notice}\n`);
   checkRunFlags(flags, io, pathToVmSource);
   await resolveDataset(
     {
@@ -328,7 +355,22 @@ async function runAction(
     },
     io,
   );
-  const { failOnError, ...options } = flags;
+  const { failOnError, geminiDisableSafetyPolicy, geminiPromptInjectionDetection, ...options } =
+    flags as RunCliFlags & {
+      geminiDisableSafetyPolicy?: GeminiSafetyPolicy[];
+      geminiPromptInjectionDetection?: 'on' | 'off';
+    };
+  const geminiSafety =
+    geminiDisableSafetyPolicy === undefined && geminiPromptInjectionDetection === undefined
+      ? undefined
+      : {
+          ...(geminiDisableSafetyPolicy && {
+            disabledSafetyPolicies: [...new Set(geminiDisableSafetyPolicy)],
+          }),
+          ...(geminiPromptInjectionDetection && {
+            promptInjectionDetection: geminiPromptInjectionDetection === 'on',
+          }),
+        };
   const progress = runProgress(io);
   const interrupt = onInterrupt(io);
   let summary;
@@ -336,6 +378,7 @@ async function runAction(
     summary = await runBenchmark(
       {
         ...options,
+        ...(geminiSafety && { geminiSafety }),
         // Only a --path-to-vm given on the command line counts as given (it is refused without vmware).
         pathToVm: pathToVmSource === 'cli' ? flags.pathToVm : undefined,
         cwd: io.cwd,

@@ -117,7 +117,7 @@ describe('native agent, Anthropic (GA toolset)', () => {
       refusal: true,
     }));
     const agent = createNativeAgent({
-      model: 'claude-sonnet-4-20250514',
+      model: 'claude-sonnet-4-5',
       session: { apiKey: 'k', baseURL: standIn.anthropicBaseUrl, maxRetries: 0 },
     });
     const step = await agent.predict({ instruction: 'Forge a note.', observation: observation() });
@@ -141,7 +141,7 @@ describe('native agent, Anthropic (GA toolset)', () => {
         : { text: 'ok' },
     );
     const agent = createNativeAgent({
-      model: 'claude-sonnet-4-20250514',
+      model: 'claude-sonnet-4-5',
       session: { apiKey: 'k', baseURL: standIn.anthropicBaseUrl, maxRetries: 0 },
     });
     const first = await agent.predict({ instruction: 'x', observation: observation() });
@@ -279,6 +279,38 @@ describe('native agent, Gemini', () => {
     expect(agent.params.native).toMatchObject({
       vendor: 'gemini',
       environment: 'ENVIRONMENT_DESKTOP',
+      gemini_safety: {
+        disabled_safety_policies: 'vendor default',
+        prompt_injection_detection: 'vendor default',
+      },
+    });
+  });
+
+  it('sends the safety settings it is given and records them', async () => {
+    const standIn = await start(() => ({ text: 'Done.' }));
+    const agent = createNativeAgent({
+      model: 'gemini-3.5-flash',
+      geminiSafety: {
+        disabledSafetyPolicies: ['FINANCIAL_TRANSACTIONS'],
+        promptInjectionDetection: true,
+      },
+      session: { apiKey: 'k', baseURL: standIn.geminiBaseUrl, maxRetries: 0 },
+    });
+    await agent.predict({ instruction: 'x', observation: observation() });
+    expect(standIn.calls[0]!.body.tools).toEqual([
+      {
+        computerUse: {
+          environment: 'ENVIRONMENT_DESKTOP',
+          disabledSafetyPolicies: ['FINANCIAL_TRANSACTIONS'],
+          enablePromptInjectionDetection: true,
+        },
+      },
+    ]);
+    expect(agent.params.native).toMatchObject({
+      gemini_safety: {
+        disabled_safety_policies: ['FINANCIAL_TRANSACTIONS'],
+        prompt_injection_detection: true,
+      },
     });
   });
 });

@@ -20,6 +20,7 @@ import {
   computerUseVendor,
   createComputerUseSession,
   geminiEnvironment,
+  geminiSafetyRecord,
   usageCost,
   type CallOutcome,
   type ComputerUseCall,
@@ -27,6 +28,7 @@ import {
   type ComputerUseSettings,
   type ComputerUseTurn,
   type ComputerUseVendor,
+  type GeminiSafetySettings,
   type SafetyCheckPolicy,
 } from '@osharm/models';
 import sharp from 'sharp';
@@ -66,6 +68,8 @@ export interface NativeAgentSettings {
   readonly session?: Omit<ComputerUseSettings, 'display' | 'toolVersion' | 'gemini'>;
   /** Recorded as `params.platform`. @default 'ubuntu' */
   readonly platform?: string;
+  /** Gemini: the computer-use tool's safety settings (recorded as `params.native.gemini_safety`). */
+  readonly geminiSafety?: GeminiSafetySettings;
   /** The vendor whose calls the session gives (default: from the model name by the router; the scripted baseline names its own). */
   readonly vendor?: ComputerUseVendor;
 }
@@ -125,6 +129,8 @@ export class NativeAgent implements AgentV1 {
       safety_checks_fired: 0,
       // turns whose screenshot was downscaled while the env observed (off the request path)
       prepared_screenshots: 0,
+      // Gemini's safety settings change misuse and injection outcomes: recorded, vendor default as such
+      ...(this.vendor === 'gemini' && { gemini_safety: geminiSafetyRecord(settings.geminiSafety) }),
     };
     this.params = {
       platform: settings.platform ?? 'ubuntu',
@@ -157,12 +163,14 @@ export class NativeAgent implements AgentV1 {
   private geminiSettings(): NonNullable<ComputerUseSettings['gemini']> {
     const environment = geminiEnvironment(this.settings.model);
     this.runConfig.environment = environment;
+    const safety = this.settings.geminiSafety;
     return environment === 'ENVIRONMENT_DESKTOP'
-      ? { environment }
+      ? { environment, ...(safety && { safety }) }
       : {
           environment,
           excludedFunctions: GEMINI_BROWSER_ONLY,
           functions: GEMINI_DESKTOP_FUNCTIONS,
+          ...(safety && { safety }),
         };
   }
 

@@ -1,6 +1,6 @@
 /** Anthropic computer use over the Messages API: the classic tool (beta) or the GA toolset. */
 import type Anthropic from '@anthropic-ai/sdk';
-import { anthropicClient } from '../vendor-clients';
+import { anthropicClient, type LazyClient } from '../vendor-clients';
 import { toModelError } from '@osharm/model-spec';
 import type {
   CallOutcome,
@@ -26,7 +26,7 @@ const image = (screenshot: Screenshot): Block => ({
 
 export class AnthropicComputerUseSession implements ComputerUseSession {
   readonly vendor = 'anthropic' as const;
-  private readonly client: Anthropic;
+  private readonly client: LazyClient<Anthropic>;
   private readonly messages: Array<{ role: 'user' | 'assistant'; content: Block[] | string }> = [];
   private lastCalls: readonly ComputerUseCall[] = [];
 
@@ -66,9 +66,10 @@ export class AnthropicComputerUseSession implements ComputerUseSession {
     const beta = ANTHROPIC_BETA[this.toolVersion];
     let message: Record<string, unknown>;
     try {
+      const client = await this.client();
       message = (beta
-        ? await this.client.beta.messages.create({ ...body, betas: [beta] } as never, { signal })
-        : await this.client.messages.create(body as never, { signal })) as unknown as Record<
+        ? await client.beta.messages.create({ ...body, betas: [beta] } as never, { signal })
+        : await client.messages.create(body as never, { signal })) as unknown as Record<
         string,
         unknown
       >;

@@ -25,9 +25,13 @@ async function start(respond: (call: ModelCall) => ScriptedReply): Promise<Model
 
 describe('tool versions and vendors', () => {
   it.each([
-    ['claude-sonnet-4-20250514', 'computer_20250124'],
-    ['claude-3-7-sonnet-20250219', 'computer_20250124'],
+    // by the capability table; a model it lacks gets the unknown-Claude default
+    ['claude-sonnet-4-20250514', 'computer_20251124'],
+    ['claude-haiku-4-5-20251001', 'computer_20250124'],
     ['claude-sonnet-4-5', 'computer_20250124'],
+    ['claude-opus-4-7', 'computer_20251124'],
+    ['claude-fable-5', 'computer_toolset_20260801'],
+    ['claude-mythos-5-2', 'computer_toolset_20260801'],
     ['claude-opus-4-5', 'computer_20251124'],
     ['claude-sonnet-4-6', 'computer_20251124'],
     ['claude-opus-5', 'computer_toolset_20260801'],
@@ -66,7 +70,7 @@ describe('Anthropic computer-use session', () => {
           }
         : { text: 'Done.' },
     );
-    const session = createComputerUseSession('claude-sonnet-4-20250514', {
+    const session = createComputerUseSession('claude-sonnet-4-5-20250929', {
       display,
       apiKey: 'k',
       baseURL: standIn.anthropicBaseUrl,
@@ -76,7 +80,7 @@ describe('Anthropic computer-use session', () => {
     const first = await session.start('List the files.', shot);
     expect(first.calls).toHaveLength(2);
     expect(first.text).toBe('Opening a terminal.');
-    expect(first.modelId).toBe('claude-sonnet-4-20250514');
+    expect(first.modelId).toBe('claude-sonnet-4-5-20250929');
     const second = await session.next(
       [{ callId: first.calls[0]!.id }, { callId: first.calls[1]!.id, error: 'type: skipped' }],
       shot,

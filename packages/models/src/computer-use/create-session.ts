@@ -3,10 +3,10 @@ import { AnthropicComputerUseSession } from './anthropic';
 import { GeminiComputerUseSession } from './gemini';
 import { OpenAIComputerUseSession } from './openai-responses';
 import type { ComputerUseSession, ComputerUseSettings, ComputerUseVendor } from './session';
+import { computerToolFor, modelCapabilities } from '@osharm/model-spec';
 import {
   checkToolVersion,
   defaultGeminiEnvironment,
-  defaultToolVersion,
   type GeminiEnvironment,
 } from './tool-versions';
 
@@ -18,8 +18,8 @@ export function computerUseVendor(modelName: string): ComputerUseVendor {
 
 /**
  * A native computer-use session for a model name: the vendor from the router, the tool version
- * from `settings.toolVersion` or the model's default.
- * @throws {RangeError} for a tool version the vendor does not have
+ * from `settings.toolVersion` or the model's default, both per the capability table.
+ * @throws {RangeError} for a tool version the vendor does not have, or the model refuses
  * @throws {ModelError} `setting` when the vendor's API key is missing
  */
 export function createComputerUseSession(
@@ -28,9 +28,10 @@ export function createComputerUseSession(
 ): ComputerUseSession {
   const route = routeModel(modelName);
   const vendor = computerUseVendor(modelName);
-  const toolVersion = checkToolVersion(
-    vendor,
-    settings.toolVersion ?? defaultToolVersion(vendor, route.modelId),
+  if (settings.toolVersion !== undefined) checkToolVersion(vendor, settings.toolVersion);
+  const toolVersion = computerToolFor(
+    modelCapabilities(route.modelId, vendor),
+    settings.toolVersion,
   );
   if (vendor === 'anthropic')
     return new AnthropicComputerUseSession(route.modelId, toolVersion, settings);

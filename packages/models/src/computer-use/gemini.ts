@@ -6,7 +6,7 @@
  * `safety_acknowledgement: "true"` in the function response.
  */
 import type { GoogleGenAI } from '@google/genai';
-import { geminiClient } from '../vendor-clients';
+import { geminiClient, type LazyClient } from '../vendor-clients';
 import { toModelError } from '@osharm/model-spec';
 import { DEFAULT_KEEP_SCREENSHOTS, OMITTED_SCREENSHOT, pruneScreenshots } from './history-images';
 import { defaultGeminiEnvironment } from './tool-versions';
@@ -43,7 +43,7 @@ function safetyChecksOf(id: string, args: unknown): SafetyCheck[] {
 
 export class GeminiComputerUseSession implements ComputerUseSession {
   readonly vendor = 'gemini' as const;
-  private readonly client: GoogleGenAI;
+  private readonly client: LazyClient<GoogleGenAI>;
   private readonly contents: Content[] = [];
   private lastCalls: readonly ComputerUseCall[] = [];
   private turn = 0;
@@ -67,7 +67,9 @@ export class GeminiComputerUseSession implements ComputerUseSession {
     );
     let response: Record<string, unknown>;
     try {
-      response = (await this.client.models.generateContent({
+      response = (await (
+        await this.client()
+      ).models.generateContent({
         model: this.modelId,
         contents: this.contents as never,
         config: {
@@ -81,6 +83,12 @@ export class GeminiComputerUseSession implements ComputerUseSession {
                   defaultGeminiEnvironment(this.modelId)) as never,
                 ...(gemini.excludedFunctions && {
                   excludedPredefinedFunctions: [...gemini.excludedFunctions],
+                }),
+                ...(gemini.safety?.disabledSafetyPolicies && {
+                  disabledSafetyPolicies: [...gemini.safety.disabledSafetyPolicies] as never,
+                }),
+                ...(gemini.safety?.promptInjectionDetection !== undefined && {
+                  enablePromptInjectionDetection: gemini.safety.promptInjectionDetection,
                 }),
               },
             },

@@ -1,5 +1,5 @@
 export { computerUseVendor, createComputerUseSession, geminiEnvironment } from './create-session';
-export { SAFETY_CHECK_POLICIES } from './session';
+export { GEMINI_SAFETY_POLICIES, geminiSafetyRecord, SAFETY_CHECK_POLICIES } from './session';
 export type {
   CallOutcome,
   ComputerUseCall,
@@ -7,6 +7,8 @@ export type {
   ComputerUseSettings,
   ComputerUseTurn,
   ComputerUseVendor,
+  GeminiSafetyPolicy,
+  GeminiSafetySettings,
   SafetyCheck,
   SafetyCheckPolicy,
   Screenshot,

@@ -5,7 +5,7 @@
  * whole input again with every output item kept — reasoning items included, as the API requires.
  */
 import type OpenAI from 'openai';
-import { openaiClient } from '../vendor-clients';
+import { openaiClient, type LazyClient } from '../vendor-clients';
 import { toModelError } from '@osharm/model-spec';
 import type {
   CallOutcome,
@@ -24,7 +24,7 @@ const dataUrl = (screenshot: Screenshot) =>
 
 export class OpenAIComputerUseSession implements ComputerUseSession {
   readonly vendor = 'openai' as const;
-  private readonly client: OpenAI;
+  private readonly client: LazyClient<OpenAI>;
   private readonly input: Item[] = [];
   private previousResponseId: string | undefined;
   private lastCalls: readonly ComputerUseCall[] = [];
@@ -68,7 +68,9 @@ export class OpenAIComputerUseSession implements ComputerUseSession {
     };
     let response: Record<string, unknown>;
     try {
-      response = (await this.client.responses.create(body as never, {
+      response = (await (
+        await this.client()
+      ).responses.create(body as never, {
         signal,
       })) as unknown as Record<string, unknown>;
     } catch (error) {

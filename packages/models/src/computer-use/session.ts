@@ -92,6 +92,8 @@ export interface ComputerUseSettings {
     }[];
     /** @default by model: `ENVIRONMENT_DESKTOP` from Gemini 3.5 on, else `ENVIRONMENT_BROWSER` (`geminiEnvironment`) */
     readonly environment?: string;
+    /** The tool's safety settings (`ComputerUse.disabledSafetyPolicies`, `enablePromptInjectionDetection`); unset: the vendor's default. */
+    readonly safety?: GeminiSafetySettings;
   };
   /**
    * Screenshots kept in the history sent each turn (Anthropic, Gemini); older ones become a short
@@ -100,6 +102,40 @@ export interface ComputerUseSettings {
   readonly keepScreenshots?: number;
   /** OpenAI: chain turns by `previous_response_id` (default) or send the whole input each turn (reasoning items kept, `store: false`). */
   readonly openaiChain?: 'previous-response-id' | 'full-input';
+}
+
+/** The safety policies of Gemini's computer-use tool (`SafetyPolicy` of @google/genai 3.3.0). */
+export const GEMINI_SAFETY_POLICIES = [
+  'FINANCIAL_TRANSACTIONS',
+  'SENSITIVE_DATA_MODIFICATION',
+  'COMMUNICATION_TOOL',
+  'ACCOUNT_CREATION',
+  'DATA_MODIFICATION',
+  'USER_CONSENT_MANAGEMENT',
+  'LEGAL_TERMS_AND_AGREEMENTS',
+] as const;
+export type GeminiSafetyPolicy = (typeof GEMINI_SAFETY_POLICIES)[number];
+
+/**
+ * Gemini computer-use safety settings: they change misuse and injection outcomes, so a run records
+ * them (`params.native.gemini_safety`). Unset fields are the vendor's default and sent as absent.
+ */
+export interface GeminiSafetySettings {
+  /** Policies whose confirmations are turned off. @default none (the vendor default: all on) */
+  readonly disabledSafetyPolicies?: readonly GeminiSafetyPolicy[];
+  /** `enablePromptInjectionDetection`. @default unset (the vendor default) */
+  readonly promptInjectionDetection?: boolean;
+}
+
+/** How a run records Gemini's safety settings: each as set, or `vendor default`. */
+export function geminiSafetyRecord(safety: GeminiSafetySettings | undefined): {
+  disabled_safety_policies: readonly string[] | 'vendor default';
+  prompt_injection_detection: boolean | 'vendor default';
+} {
+  return {
+    disabled_safety_policies: safety?.disabledSafetyPolicies ?? 'vendor default',
+    prompt_injection_detection: safety?.promptInjectionDetection ?? 'vendor default',
+  };
 }
 
 /** A running native computer-use conversation. Calls must not overlap. */

@@ -1,7 +1,9 @@
 /**
- * Which computer tool a model gets by default. Newer Claude models answer 400 to the older tools,
- * and only the newest accept the GA toolset; `--computer-tool` overrides the choice.
+ * The computer-tool versions of each vendor. Which one a model accepts and gets by default is the
+ * capability table's (`modelCapabilities` of @osharm/model-spec); `--computer-tool` overrides the
+ * default within what the table says the model accepts.
  */
+import { modelCapabilities } from '@osharm/model-spec';
 import type { ComputerUseVendor } from './session';
 
 export const ANTHROPIC_TOOL_VERSIONS = [
@@ -18,17 +20,10 @@ export const ANTHROPIC_BETA: Readonly<Record<string, string>> = {
   computer_20251124: 'computer-use-2025-11-24',
 };
 
-/** The default tool version for a model of a vendor. */
+/** The default tool version for a model of a vendor: the capability table's. */
 export function defaultToolVersion(vendor: ComputerUseVendor, modelId: string): string {
-  if (vendor === 'openai')
-    return modelId.startsWith('computer-use-preview') ? 'computer_use_preview' : 'computer';
-  if (vendor === 'gemini') return 'computer_use';
-  // Claude 5 and later: the GA toolset; Opus 4.5+/Sonnet 4.6+: computer_20251124; older: computer_20250124.
-  if (/^claude-(?:(?:opus|sonnet|haiku)-)?(?:[5-9]|\d{2,})(?:\D|$)/.test(modelId))
-    return 'computer_toolset_20260801';
-  if (/^claude-(?:opus-4-(?:[5-9])|sonnet-4-(?:[6-9])|haiku-4-(?:[6-9]))(?:\D|$)/.test(modelId))
-    return 'computer_20251124';
-  return 'computer_20250124';
+  const capabilities = modelCapabilities(modelId, vendor);
+  return capabilities.defaultComputerTool ?? checkToolVersion(vendor, '');
 }
 
 /** Throws a RangeError naming the versions of the vendor when `version` is not one of them. */
