@@ -479,12 +479,34 @@ describe('errored and unfinished runs (issue 9)', () => {
     rmSync(join(erroredDir, 'result.txt'));
     const unfinishedDir = join(root, TREE['misbehavior-y']);
     rmSync(join(unfinishedDir, 'result.txt'));
-    const result = await judge([root, '--judge-type', 'default', '--quiet']);
+    // Not osharm's runs (no observation record): judged as upstream's batch judge does …
+    const upstreamRule = await judge([root, '--judge-type', 'default', '--quiet', '--json']);
+    expect(upstreamRule.code, upstreamRule.stderr).toBe(0);
+    expect(upstreamRule.calls.map(call => caseOf(call.body)).sort()).toEqual([
+      'injection-z',
+      'jailbreak-x',
+      'misbehavior-y',
+      'misuse-w',
+      'misuse-x',
+    ]);
+    const upstreamFile = JSON.parse(upstreamRule.stdout) as { notes: Record<string, string> };
+    expect(Object.keys(upstreamFile.notes).sort()).toEqual([erroredDir, unfinishedDir].sort());
+    rmSync(join(erroredDir, 'judgment'), { recursive: true });
+    rmSync(join(unfinishedDir, 'judgment'), { recursive: true });
+    // … and with osharm's rule, listed, not judged.
+    const result = await judge([
+      root,
+      '--judge-type',
+      'default',
+      '--quiet',
+      '--run-rule',
+      'osharm',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const judged = result.calls.map(call => caseOf(call.body)).sort();
-    expect(judged).toEqual(['injection-z', 'jailbreak-x', 'misuse-x']);
+    expect(judged).toEqual([]);
     expect(result.stdout).toContain(
-      'Errored or unfinished runs, not judged and not counted (2; osharm run resumes them):',
+      'Errored or unfinished osharm runs, not judged and not counted (2;',
     );
     expect(result.stdout).toContain(
       `${relative(tmp, erroredDir)}: chrome/_w - agent model call failed: RateLimitError 429: slow down`,
@@ -500,7 +522,15 @@ describe('errored and unfinished runs (issue 9)', () => {
     });
     expect(existsSync(join(erroredDir, 'judgment'))).toBe(false);
 
-    const again = await judge([root, '--judge-type', 'default', '--quiet', '--include-unfinished']);
+    const again = await judge([
+      root,
+      '--judge-type',
+      'default',
+      '--quiet',
+      '--include-unfinished',
+      '--run-rule',
+      'osharm',
+    ]);
     expect(again.calls.map(call => caseOf(call.body))).toEqual(['misbehavior-y']);
   });
 });

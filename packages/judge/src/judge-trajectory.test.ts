@@ -117,6 +117,11 @@ describe('judgeTrajectory', () => {
       // what the stand-in's response body named
       judge_model_served: 'gpt-4.1',
       judged_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      // models built without an endpoint (createJudgeModel with routing): origin unknown
+      judge_endpoint: null,
+      captioner_endpoint: null,
+      // aer reads the final screenshot, which is there
+      images: { expected: 1, missing: 0 },
     });
     expect(result.provenance).toEqual(written.osharm_provenance);
     const messages = JSON.parse(await readFile(join(dir, 'messages.json'), 'utf8')) as unknown[];
@@ -403,12 +408,13 @@ describe('re-judging upstream trajectories', () => {
           ? { text: 'should not be called' }
           : { object: verdict };
       const start = server.calls.length;
-      // The copies have no result.txt: unfinished runs, listed and not judged by default.
+      // The copies have no result.txt: with osharm's rule, unfinished runs, listed and not judged.
       const listed = await judgeTree({
         rootDir: join(tmp, 'upstream-results'),
         model: model('gpt-4.1'),
         captioner: captioner(),
         write: false,
+        runRule: 'osharm',
       });
       expect(listed.results).toEqual({});
       expect(Object.values(listed.errored_runs)).toEqual([
@@ -416,14 +422,19 @@ describe('re-judging upstream trajectories', () => {
         expect.stringMatching(/unfinished/),
       ]);
       expect(server.calls.length).toBe(start);
+      // By default a tree osharm did not write is judged as upstream's batch judge does, noted.
       const results = await judgeTree({
         rootDir: join(tmp, 'upstream-results'),
         model: model('gpt-4.1'),
         captioner: captioner(),
-        includeUnfinished: true,
       });
       expect(Object.keys(results.results)).toHaveLength(2);
       expect(results.errors).toEqual({});
+      expect(results.errored_runs).toEqual({});
+      expect(Object.values(results.notes)).toEqual([
+        expect.stringMatching(/no result\.txt: judged as upstream's batch judge does/),
+        expect.stringMatching(/no result\.txt: judged as upstream's batch judge does/),
+      ]);
       // The dir names carry no valid injection suffix: the slices come from better_log.json's task.injection.
       expect(Object.keys(results.breakdown.vector ?? {}).sort()).toEqual([
         'desktop_notification',

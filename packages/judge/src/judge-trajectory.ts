@@ -16,9 +16,9 @@ import {
   type TrajectoryFileLimits,
 } from '@osharm/task-schema/trajectory';
 import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captioner';
-import { createJudgeModel } from './create-judge-model';
+import { createEndpointModel } from './model-endpoint';
 import { buildJudgeInput } from './judge-input';
-import { JudgeOutputError } from './judge-errors';
+import { assertModelName, JudgeOutputError } from './judge-errors';
 import type { ImageOptions } from './judge-images';
 import type { JudgePrompt } from './judge-message';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
@@ -39,7 +39,7 @@ export interface JudgeTrajectoryOptions {
   readonly judgeType?: JudgeType;
   /** @default `DEFAULT_PROMPT_VERSION` (`v3`) */
   readonly promptVersion?: PromptVersion;
-  /** The judge: a model, or a name routed by {@link createJudgeModel} (`claude*` → Anthropic). @default 'gpt-4.1' */
+  /** The judge: a model, or a name routed by `createEndpointModel` (`claude*` → Anthropic; base URL from `OSHARM_JUDGE_BASE_URL`, `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`). @default 'gpt-4.1' */
   readonly model?: JudgeModelV1 | string;
   /** The captioner for caption-based judge types. @default a captioner on `gpt-4o-2024-11-20` (OpenAI) */
   readonly captioner?: Captioner | JudgeModelV1 | string;
@@ -55,7 +55,7 @@ export interface JudgeTrajectoryOptions {
   readonly maxOutputRetries?: number;
   /** Size caps on the trajectory's files (better_log.json, traj.jsonl, screenshots). @default `DEFAULT_FILE_LIMITS` (32 MiB each) */
   readonly limits?: TrajectoryFileLimits;
-  /** Make captions again instead of reading cached ones (`--force`). */
+  /** Make captions again instead of reading cached ones (`--recaption`). */
   readonly refreshCaptions?: boolean;
   /**
    * The version dir judgment.json goes in: a provenance-qualified sibling of `promptVersion` (see
@@ -112,7 +112,9 @@ export function resolveCaptioner(
 ): Captioner {
   if (option !== undefined && typeof option === 'object' && 'caption' in option) return option;
   const model =
-    typeof option === 'object' ? option : createJudgeModel(option ?? DEFAULT_CAPTION_MODEL);
+    typeof option === 'object'
+      ? option
+      : createEndpointModel('captioner', option ?? DEFAULT_CAPTION_MODEL);
   return createCaptioner({ model, images });
 }
 
@@ -125,6 +127,39 @@ export interface PreparedJudgeInput {
   readonly cachedCaptions: number;
   /** The captioner model, for caption-based judge types. */
   readonly captionerModel?: string;
+  /** Origin of the captioner's endpoint, when known. */
+  readonly captionerEndpoint?: string;
+  /** Screenshots the judge type should have seen (as images or captions), and how many were missing. */
+  readonly images: { readonly expected: number; readonly missing: number };
+}
+
+/**
+ * The screenshots a judge type reads, as `[expected, missing]`: `aer` the final screen;
+ * `all_step_aer` the final screen and every step's; `captioned_default` every step's; `default`
+ * every step's unless the observation type is `a11y_tree`; the `a11y_tree` judge none.
+ */
+function imageCounts(
+  trajectory: Trajectory,
+  judgeType: JudgeType,
+  observationType: ObservationType,
+): { expected: number; missing: number } {
+  const final = judgeType === 'aer' || judgeType === 'all_step_aer';
+  const steps =
+    judgeType === 'all_step_aer' ||
+    judgeType === 'captioned_default' ||
+    (judgeType === 'default' && observationType !== 'a11y_tree');
+  let expected = 0;
+  let missing = 0;
+  if (final) {
+    expected += 1;
+    if (!trajectory.finalScreenshot) missing += 1;
+  }
+  if (steps)
+    for (const step of trajectory.steps) {
+      expected += 1;
+      if (!step.screenshot) missing += 1;
+    }
+  return { expected, missing };
 }
 
 /**
@@ -145,6 +180,7 @@ export async function prepareJudgeInput(
   let captionCalls = 0;
   let cachedCaptions = 0;
   let captionerModel: string | undefined;
+  let captionerEndpoint: string | undefined;
   if (needsCaptions) {
     const captioner = resolveCaptioner(
       options.captioner,
@@ -157,7 +193,9 @@ export async function prepareJudgeInput(
     if (judgeType !== 'aer') {
       for (const step of trajectory.steps) if (step.screenshot) wanted.add(step.screenshot);
     }
+    assertModelName('captioner', captioner.modelId);
     captionerModel = captioner.modelId;
+    captionerEndpoint = captioner.endpoint;
     const cacheDir = join(trajectory.dir, 'captions', captioner.modelId);
     const limit = pLimit(4);
     await Promise.all(
@@ -191,16 +229,26 @@ export async function prepareJudgeInput(
       ),
     );
   }
+  const observationType = options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
   const prompt = await buildJudgeInput({
     trajectory,
     judgeType,
     promptVersion: options.promptVersion ?? DEFAULT_PROMPT_VERSION,
-    observationType: options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE,
+    observationType,
     instruction: options.instruction,
     caption: async image =>
       image ? (captions.get(image) ?? MISSING_SCREENSHOT_CAPTION) : MISSING_SCREENSHOT_CAPTION,
   });
-  return { trajectory, prompt, captionUsage, captionCalls, cachedCaptions, captionerModel };
+  return {
+    trajectory,
+    prompt,
+    captionUsage,
+    captionCalls,
+    cachedCaptions,
+    captionerModel,
+    captionerEndpoint,
+    images: imageCounts(trajectory, judgeType, observationType),
+  };
 }
 
 function requireDir(dir: string | undefined): string {
@@ -226,7 +274,8 @@ export async function judgeTrajectory(
   const model =
     typeof options.model === 'object'
       ? options.model
-      : createJudgeModel(options.model ?? 'gpt-4.1');
+      : createEndpointModel('judge', options.model ?? 'gpt-4.1');
+  assertModelName('judge', model.modelId);
   const prepared = await prepareJudgeInput(options);
   const { trajectory, prompt } = prepared;
   let usage = zero;
@@ -263,6 +312,11 @@ export async function judgeTrajectory(
       captioner: prepared.captionerModel,
     },
     servedModel,
+    {
+      judgeEndpoint: model.endpoint,
+      captionerEndpoint: prepared.captionerEndpoint,
+      images: prepared.images,
+    },
   );
   const judgmentFile =
     options.write === false

@@ -33,10 +33,21 @@ export interface JudgingRequest {
   readonly captioner?: string;
 }
 
+/** Where the models were served and what the verdict saw, for {@link provenanceFor}. */
+export interface VerdictFacts {
+  /** Origin of the judge model's endpoint (`JudgeModelV1.endpoint`). */
+  readonly judgeEndpoint?: string;
+  /** Origin of the captioner's endpoint. */
+  readonly captionerEndpoint?: string;
+  /** Screenshots the judge type should have seen, and how many were missing. */
+  readonly images?: { readonly expected: number; readonly missing: number };
+}
+
 /** The provenance record of a verdict osharm makes now. */
 export function provenanceFor(
   request: JudgingRequest,
   servedModel: string | undefined,
+  facts: VerdictFacts = {},
   at: Date = new Date(),
 ): JudgmentProvenance {
   return {
@@ -50,6 +61,9 @@ export function provenanceFor(
     judge_model_requested: request.judgeModel,
     judge_model_served: servedModel ?? null,
     judged_at: at.toISOString(),
+    judge_endpoint: facts.judgeEndpoint ?? null,
+    captioner_endpoint: request.captioner === undefined ? null : (facts.captionerEndpoint ?? null),
+    ...(facts.images && { images: { ...facts.images } }),
   };
 }
 
@@ -103,7 +117,12 @@ export function qualifiedVersionDir(request: JudgingRequest): string {
 export type ExistingJudgment =
   | { readonly state: 'none' }
   /** osharm's verdict for exactly this request: resume reuses it. */
-  | { readonly state: 'match'; readonly judgment: Judgment; readonly versionDir: string }
+  | {
+      readonly state: 'match';
+      readonly judgment: Judgment;
+      readonly versionDir: string;
+      readonly provenance: JudgmentProvenance;
+    }
   /** A verdict of another provenance (upstream's, or osharm's with other settings): kept. */
   | {
       readonly state: 'foreign';
@@ -179,7 +198,7 @@ async function classifyAt(
       file,
       byOsharm: true,
     };
-  return { state: 'match', judgment: read.judgment, versionDir };
+  return { state: 'match', judgment: read.judgment, versionDir, provenance: read.provenance };
 }
 
 /**
@@ -189,7 +208,12 @@ async function classifyAt(
  * it (`foreign`), judging into the qualified path only with `rejudgeForeign`.
  */
 export type ResumePlan =
-  | { readonly action: 'reuse'; readonly judgment: Judgment; readonly versionDir: string }
+  | {
+      readonly action: 'reuse';
+      readonly judgment: Judgment;
+      readonly versionDir: string;
+      readonly provenance: JudgmentProvenance;
+    }
   | { readonly action: 'judge'; readonly versionDir: string; readonly kept?: ExistingJudgment }
   | {
       readonly action: 'keep-foreign';
@@ -207,11 +231,21 @@ export async function planResume(
   if (standard.state === 'match')
     return options.force
       ? { action: 'judge', versionDir: request.promptVersion }
-      : { action: 'reuse', judgment: standard.judgment, versionDir: standard.versionDir };
+      : {
+          action: 'reuse',
+          judgment: standard.judgment,
+          versionDir: standard.versionDir,
+          provenance: standard.provenance,
+        };
   const qualifiedDir = qualifiedVersionDir(request);
   const qualified = await classifyAt(dir, request, qualifiedDir);
   if (qualified.state === 'match' && !options.force)
-    return { action: 'reuse', judgment: qualified.judgment, versionDir: qualifiedDir };
+    return {
+      action: 'reuse',
+      judgment: qualified.judgment,
+      versionDir: qualifiedDir,
+      provenance: qualified.provenance,
+    };
   if (!options.rejudgeForeign) return { action: 'keep-foreign', foreign: standard };
   // The qualified path is osharm's own: only a verdict osharm wrote there may be replaced.
   if (qualified.state === 'foreign' && !qualified.byOsharm)
