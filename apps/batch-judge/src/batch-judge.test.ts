@@ -143,6 +143,9 @@ describe('osharm-batch-judge: default flags', () => {
       'usage',
       'errored_runs',
       'foreign',
+      'missing_images',
+      'provenance',
+      'notes',
     ]);
     expect(parsed.config).toEqual({
       root_dir: root,
@@ -357,9 +360,12 @@ describe('resume, errors, batch API', () => {
 
     const forced = await judge([root, '--force', '--quiet']);
     expect(forced.code).toBe(0);
-    // --force makes the captions again too: the captioner and the judge are asked again
-    expect(forced.calls).toHaveLength(10);
+    // --force re-judges with the cached captions; --recaption makes them again too
+    expect(forced.calls).toHaveLength(5);
     expect(forced.calls.filter(call => call.model === 'gpt-4.1')).toHaveLength(5);
+    const recaptioned = await judge([root, '--force', '--recaption', '--quiet']);
+    expect(recaptioned.code).toBe(0);
+    expect(recaptioned.calls).toHaveLength(10);
     expect(parseResults(resultsFile(root)).parsed.usage).toMatchObject({
       model_calls: 10,
       cached_captions: 0,
@@ -547,7 +553,9 @@ describe('usage errors', () => {
     [['--max-image-side', '-3'], "option '--max-image-side <px>' argument '-3' is invalid"],
     [['--poll-interval', '0', '--batch-api'], "option '--poll-interval <seconds>' argument '0'"],
     [['--poll-interval', '5'], '--poll-interval: only used with --batch-api'],
-    [['--judge-model', ''], '--judge-model: must not be empty'],
+    [['--judge-model', ''], '--judge-model "": must not be empty'],
+    [['--judge-model', '../../evil'], `--judge-model "../../evil": each '/'-separated part`],
+    [['--captioner-model', 'a/../b'], `--captioner-model "a/../b": each '/'-separated part`],
     [['--no-such-flag'], "unknown option '--no-such-flag'"],
   ])('%j exits 2 naming the flag', async (args, message) => {
     const root = await freshTree({ screenshots: false });

@@ -100,9 +100,12 @@ export async function judgeCommandAction(
 ): Promise<number> {
   // Keys redacted wherever the command prints (an SDK message could echo one); control characters
   // escaped in everything but the progress bar's own drawing (whose lines are escaped one by one).
-  // Paths inside the working dir print relative to it, also inside reasons other layers wrote.
+  // Messages print paths inside the working dir relative to it, also inside reasons other layers
+  // wrote; the --json output stays the results file's exact content.
   const redact = (text: string) => redactSecrets(relativePathsIn(text, io.cwd), io.env);
   const out = (text: string) => io.stdout(redact(escapeControlChars(text, { keepNewlines: true })));
+  const json = (text: string) =>
+    io.stdout(redactSecrets(escapeControlChars(text, { keepNewlines: true }), io.env));
   const err = (text: string) => io.stderr(redact(escapeControlChars(text, { keepNewlines: true })));
   const barErr = (text: string) => io.stderr(redact(text));
   // command.error prints one line (+ the --help hint) and throws a CommanderError: exit 2.
@@ -277,7 +280,7 @@ export async function judgeCommandAction(
     ),
   );
   if (flags.json) {
-    out(`${JSON.stringify(result, null, 2)}\n`);
+    json(`${JSON.stringify(result, null, 2)}\n`);
     if (!flags.quiet) err(`Batch results saved to: ${resultsFile}\n`);
   } else {
     out(`${humanReport(result, resultsFile, show).join('\n')}\n`);
