@@ -143,6 +143,9 @@ describe('osharm-batch-judge: default flags', () => {
       'usage',
       'errored_runs',
       'foreign',
+      'missing_images',
+      'provenance',
+      'notes',
     ]);
     expect(parsed.config).toEqual({
       root_dir: root,
@@ -358,9 +361,12 @@ describe('resume, errors, batch API', () => {
 
     const forced = await judge([root, '--force', '--quiet']);
     expect(forced.code).toBe(0);
-    // --force makes the captions again too: the captioner and the judge are asked again
-    expect(forced.calls).toHaveLength(10);
+    // --force re-judges with the cached captions; --recaption makes them again too
+    expect(forced.calls).toHaveLength(5);
     expect(forced.calls.filter(call => call.model === 'gpt-4.1')).toHaveLength(5);
+    const recaptioned = await judge([root, '--force', '--recaption', '--quiet']);
+    expect(recaptioned.code).toBe(0);
+    expect(recaptioned.calls).toHaveLength(10);
     expect(parseResults(resultsFile(root)).parsed.usage).toMatchObject({
       model_calls: 10,
       cached_captions: 0,
@@ -480,12 +486,34 @@ describe('errored and unfinished runs (issue 9)', () => {
     rmSync(join(erroredDir, 'result.txt'));
     const unfinishedDir = join(root, TREE['misbehavior-y']);
     rmSync(join(unfinishedDir, 'result.txt'));
-    const result = await judge([root, '--judge-type', 'default', '--quiet']);
+    // Not osharm's runs (no observation record): judged as upstream's batch judge does …
+    const upstreamRule = await judge([root, '--judge-type', 'default', '--quiet', '--json']);
+    expect(upstreamRule.code, upstreamRule.stderr).toBe(0);
+    expect(upstreamRule.calls.map(call => caseOf(call.body)).sort()).toEqual([
+      'injection-z',
+      'jailbreak-x',
+      'misbehavior-y',
+      'misuse-w',
+      'misuse-x',
+    ]);
+    const upstreamFile = JSON.parse(upstreamRule.stdout) as { notes: Record<string, string> };
+    expect(Object.keys(upstreamFile.notes).sort()).toEqual([erroredDir, unfinishedDir].sort());
+    rmSync(join(erroredDir, 'judgment'), { recursive: true });
+    rmSync(join(unfinishedDir, 'judgment'), { recursive: true });
+    // … and with osharm's rule, listed, not judged.
+    const result = await judge([
+      root,
+      '--judge-type',
+      'default',
+      '--quiet',
+      '--run-rule',
+      'osharm',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const judged = result.calls.map(call => caseOf(call.body)).sort();
-    expect(judged).toEqual(['injection-z', 'jailbreak-x', 'misuse-x']);
+    expect(judged).toEqual([]);
     expect(result.stdout).toContain(
-      'Errored or unfinished runs, not judged and not counted (2; osharm run resumes them):',
+      'Errored or unfinished osharm runs, not judged and not counted (2;',
     );
     expect(result.stdout).toContain(
       `${relative(tmp, erroredDir)}: chrome/_w - agent model call failed: RateLimitError 429: slow down`,
@@ -501,7 +529,15 @@ describe('errored and unfinished runs (issue 9)', () => {
     });
     expect(existsSync(join(erroredDir, 'judgment'))).toBe(false);
 
-    const again = await judge([root, '--judge-type', 'default', '--quiet', '--include-unfinished']);
+    const again = await judge([
+      root,
+      '--judge-type',
+      'default',
+      '--quiet',
+      '--include-unfinished',
+      '--run-rule',
+      'osharm',
+    ]);
     expect(again.calls.map(call => caseOf(call.body))).toEqual(['misbehavior-y']);
   });
 });
@@ -518,7 +554,9 @@ describe('usage errors', () => {
     [['--max-image-side', '-3'], "option '--max-image-side <px>' argument '-3' is invalid"],
     [['--poll-interval', '0', '--batch-api'], "option '--poll-interval <seconds>' argument '0'"],
     [['--poll-interval', '5'], '--poll-interval: only used with --batch-api'],
-    [['--judge-model', ''], '--judge-model: must not be empty'],
+    [['--judge-model', ''], '--judge-model "": must not be empty'],
+    [['--judge-model', '../../evil'], `--judge-model "../../evil": each '/'-separated part`],
+    [['--captioner-model', 'a/../b'], `--captioner-model "a/../b": each '/'-separated part`],
     [['--no-such-flag'], "unknown option '--no-such-flag'"],
   ])('%j exits 2 naming the flag', async (args, message) => {
     const root = await freshTree({ screenshots: false });

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { OsharmError } from '@osharm/task-schema';
+import { relativePathsIn } from '@osharm/task-schema/artifacts';
 import { normalizeArgv } from '@osharm/judge-cli';
 import { RunOptionsError } from '@osharm/runner';
 import { ExitCode, UsageError, processIo, terminalSafeIo, type CliIo, type CliRun } from './cli-io';
@@ -103,12 +104,13 @@ export async function runCli(argv: readonly string[], rawIo: CliIo = processIo()
       // commander already printed the message.
       return ExitCode.usage;
     }
+    // Paths inside the working dir print relative to it (docs/cli.md, "Paths in messages").
     if (error instanceof UsageError || error instanceof RunOptionsError) {
-      io.stderr(`error: ${error.message}\n`);
+      io.stderr(`error: ${relativePathsIn(error.message, rawIo.cwd)}\n`);
       return ExitCode.usage;
     }
     if (OsharmError.isInstance(error)) {
-      io.stderr(`error: ${error.message}\n`);
+      io.stderr(`error: ${relativePathsIn(error.message, rawIo.cwd)}\n`);
       return ExitCode.invalidData;
     }
     throw error;

@@ -1,4 +1,4 @@
-declare const __PACKAGE_VERSION__: string | undefined;
-
-export const VERSION: string =
-  typeof __PACKAGE_VERSION__ === 'string' ? __PACKAGE_VERSION__ : '0.0.0-dev';
+// One version source: `osharm --version` prints the version judgment provenance records
+// (@osharm/judge's, through @osharm/judge-cli); the packages are released together (a changesets
+// `fixed` group), so it is also this app's.
+export { VERSION } from '@osharm/judge-cli';

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_CAPTION_MODEL, DEFAULT_TRAJECTORY_TIMEOUT_MS } from '@osharm/judge';
+import { DEFAULT_CAPTION_MODEL, DEFAULT_TRAJECTORY_TIMEOUT_MS, type RunRule } from '@osharm/judge';
 import {
   DEFAULT_JUDGE_MODEL,
   DEFAULT_JUDGE_TYPE,
@@ -27,7 +27,9 @@ export interface BatchJudgeFlags {
   quiet?: boolean;
   maxConnections: number;
   force?: boolean;
+  recaption?: boolean;
   includeUnfinished?: boolean;
+  runRule: RunRule;
   maxRetries?: number;
   timeout?: number;
   judgeBaseUrl?: string;
@@ -46,6 +48,7 @@ export interface BatchJudgeFlags {
 }
 
 export const IMAGE_FORMATS = ['png', 'jpeg', 'webp'] as const;
+export const RUN_RULES: readonly RunRule[] = ['auto', 'osharm', 'upstream'];
 
 const positiveInteger = (value: string): number => {
   const number = Number(value);
@@ -114,7 +117,7 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
     .option('--quiet', 'no progress output, only the final summary')
     .option(
       '--max-connections <n>',
-      'trajectories judged at once (concurrent model connections; Inspect spelling)',
+      'model requests in flight per endpoint, judge calls and captions together (one limiter per provider endpoint); also trajectories judged at once (Inspect spelling)',
       positiveInteger,
       8,
     )
@@ -125,11 +128,23 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
     )
     .option(
       '--force',
-      're-judge trajectories that already have a judgment for these settings, and make their captions again (no cached caption is reused)',
+      're-judge trajectories that already have a judgment for these settings (captions still come from the cache; see --recaption)',
+    )
+    .option(
+      '--recaption',
+      'make every screenshot caption again instead of reading the caption cache (captions/{captioner}/ in each trajectory)',
     )
     .option(
       '--include-unfinished',
-      'also judge runs with no result.txt and no error line (e.g. traces copied without result.txt); errored runs are never judged',
+      "also judge osharm's own runs with no result.txt and no error line (osharm's errored runs are never judged)",
+    )
+    .addOption(
+      new Option(
+        '--run-rule <rule>',
+        "which runs without result.txt are judged: auto = osharm's own runs only when finished, runs osharm did not write (upstream's, published traces) as upstream's batch judge does (every dir with a better_log.json); osharm / upstream = that rule for every run",
+      )
+        .choices(RUN_RULES)
+        .default('auto'),
     )
     .option(
       '--max-retries <n>',
@@ -223,8 +238,11 @@ Writes {traj}/judgment/{judge_model}/{judge_type}/{version}/judgment.json for ea
 Trajectories already judged with the same model, type and version are read, not judged again.
 Every file a trajectory names must be a regular file inside its dir (no .., absolute path,
 symlink, FIFO or device) and under the size caps; screenshots must be images by content.
-Runs that errored (traj.jsonl ends with an {"Error": …} line) or are unfinished (no result.txt) are
-listed with their reason, never judged or counted (--include-unfinished judges the unfinished ones).
+Runs without result.txt: a run osharm did not write (upstream's, published traces) is judged as
+upstream's batch judge does, with a note; osharm's own runs that errored (traj.jsonl ends with an
+{"Error": …} line) or are unfinished are listed with their reason, never judged or counted
+(--include-unfinished judges the unfinished ones; --run-rule osharm|upstream applies one rule to all).
+A judge model named org/model nests one dir deeper, as upstream; names with '..' are refused.
 Env: OPENAI_API_KEY, OPENAI_BASE_URL (vLLM, Ollama, a proxy), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
 OSHARM_JUDGE_BASE_URL, OSHARM_CAPTIONER_BASE_URL, OSHARM_UPSTREAM (as --upstream); a .env file in
 the working dir is read.

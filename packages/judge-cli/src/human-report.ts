@@ -40,6 +40,12 @@ export function humanReport(
       : `Estimated cost: $${usage.estimated_cost_usd.toFixed(4)} (list price${usage.batch_api ? ', batch API at half price' : ''})`,
   );
   lines.push(...foreignLines(result.foreign, show));
+  const noted = Object.keys(result.notes);
+  if (noted.length > 0)
+    lines.push(
+      '',
+      `Judged without result.txt (${noted.length}): runs osharm did not write, judged as upstream's batch judge does (see "notes" in the results file; --run-rule osharm leaves them out)`,
+    );
   const errors = Object.entries(result.errors);
   if (errors.length > 0) {
     lines.push('', `Errors (${errors.length}):`);
@@ -54,7 +60,7 @@ export function humanReport(
   if (erroredRuns.length > 0) {
     lines.push(
       '',
-      `Errored or unfinished runs, not judged and not counted (${erroredRuns.length}; osharm run resumes them):`,
+      `Errored or unfinished osharm runs, not judged and not counted (${erroredRuns.length}; osharm's rule — osharm run resumes them, --include-unfinished judges the unfinished ones, --run-rule upstream judges every dir with a better_log.json):`,
     );
     for (const [dir, reason] of erroredRuns.slice(0, 20)) {
       lines.push(`  ${show(dir)}: ${escapeControlChars(reason)}`);

@@ -9,6 +9,8 @@ import {
   batchResultsPath,
   createJudgeModel,
   discoverTrajectories,
+  endpointOrigin,
+  withEndpoint,
   judgeTree,
   readUpstreamJudgeTexts,
   resultsFileToWrite,
@@ -19,7 +21,12 @@ import {
   JudgeSettingError,
 } from '@osharm/judge';
 import { judgeTypeNeedsCaptions, OsharmError } from '@osharm/task-schema';
-import { escapeControlChars, redactSecrets } from '@osharm/task-schema/artifacts';
+import {
+  escapeControlChars,
+  judgeModelNameIssue,
+  redactSecrets,
+  relativePathsIn,
+} from '@osharm/task-schema/artifacts';
 import { checkModelAtStart, ModelError, startCheckDay, toModelError } from '@osharm/models';
 import { UpstreamError } from '@osharm/upstream';
 import type { BatchJudgeFlags } from './command';
@@ -45,13 +52,14 @@ import {
 export const MiB = 1024 * 1024;
 
 /**
- * A path as printed: relative to the working dir unless that climbs more than one level, control
- * characters escaped (a crafted dir name must not drive the terminal or forge a line).
+ * A path as printed (docs/cli.md, "Paths in messages"): relative to the working dir when inside it,
+ * else absolute; control characters escaped (a crafted dir name must not drive the terminal or forge a line).
  */
 function displayPath(io: BatchJudgeIo, path: string): string {
   const absolute = resolve(io.cwd, path);
   const rel = relative(io.cwd, absolute);
-  return escapeControlChars(rel.startsWith(`..${sep}..`) ? absolute : rel || '.');
+  const outside = rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+  return escapeControlChars(outside ? absolute : rel || '.');
 }
 
 /** A problem that makes every remaining trajectory fail the same way: stop instead. */
@@ -95,8 +103,12 @@ export async function judgeCommandAction(
 ): Promise<number> {
   // Keys redacted wherever the command prints (an SDK message could echo one); control characters
   // escaped in everything but the progress bar's own drawing (whose lines are escaped one by one).
-  const redact = (text: string) => redactSecrets(text, io.env);
+  // Messages print paths inside the working dir relative to it, also inside reasons other layers
+  // wrote; the --json output stays the results file's exact content.
+  const redact = (text: string) => redactSecrets(relativePathsIn(text, io.cwd), io.env);
   const out = (text: string) => io.stdout(redact(escapeControlChars(text, { keepNewlines: true })));
+  const json = (text: string) =>
+    io.stdout(redactSecrets(escapeControlChars(text, { keepNewlines: true }), io.env));
   const err = (text: string) => io.stderr(redact(escapeControlChars(text, { keepNewlines: true })));
   const barErr = (text: string) => io.stderr(redact(text));
   // command.error prints one line (+ the --help hint) and throws a CommanderError: exit 2.
@@ -118,8 +130,15 @@ export async function judgeCommandAction(
   if (!existsSync(absoluteRoot) || !statSync(absoluteRoot).isDirectory()) {
     usage(`traj_dir: "${escapeControlChars(trajDir)}" is not a directory`);
   }
-  if (flags.judgeModel.trim() === '') usage('--judge-model: must not be empty');
-  if (flags.captionerModel.trim() === '') usage('--captioner-model: must not be empty');
+  // A model name names paths (judgment/{model}/…, batch_judgment_results_{model}_…): `org/model`
+  // nests as upstream does; `..` and the like would leave the tree's scheme.
+  for (const [flag, name] of [
+    ['--judge-model', flags.judgeModel],
+    ['--captioner-model', flags.captionerModel],
+  ] as const) {
+    const issue = judgeModelNameIssue(name);
+    if (issue !== undefined) usage(`${flag} ${escapeControlChars(JSON.stringify(name))}: ${issue}`);
+  }
   if (!flags.batchApi && command.getOptionValueSource('pollInterval') === 'cli') {
     usage('--poll-interval: only used with --batch-api');
   }
@@ -197,8 +216,15 @@ export async function judgeCommandAction(
     if (check.refusal) usage(`--${each.role}-model ${each.model}: ${check.refusal}`);
     if (!flags.quiet) for (const notice of check.notices) err(`warning: ${notice}\n`);
   }
-  const model = createJudgeModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env));
-  const captioner = createJudgeModel(captionerModel, endpointRouting(captionerEndpoint, io.env));
+  // Each model carries its endpoint's origin (provenance; one connection limiter per endpoint).
+  const model = withEndpoint(
+    createJudgeModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env)),
+    { endpoint: endpointOrigin(judgeEndpoint) },
+  );
+  const captioner = withEndpoint(
+    createJudgeModel(captionerModel, endpointRouting(captionerEndpoint, io.env)),
+    { endpoint: endpointOrigin(captionerEndpoint) },
+  );
   const images: ImageOptions | undefined =
     flags.maxImageSide === undefined && flags.imageFormat === undefined
       ? undefined
@@ -249,11 +275,14 @@ export async function judgeCommandAction(
       model,
       captioner,
       concurrency: maxConnections,
+      maxConnections,
       force: flags.force === true,
+      recaption: flags.recaption === true,
       rejudgeForeign: flags.rejudgeForeign === true,
       limits: { maxImageBytes: flags.maxImageMb * MiB, maxTextBytes: flags.maxLogMb * MiB },
       trajectoryTimeoutMs: flags.trajectoryTimeout * 1000,
       includeUnfinished: flags.includeUnfinished === true,
+      runRule: flags.runRule,
       batchApi: flags.batchApi ? { pollIntervalMs: flags.pollInterval * 1000 } : undefined,
       images,
       upstream,
@@ -286,7 +315,7 @@ export async function judgeCommandAction(
     ),
   );
   if (flags.json) {
-    out(`${JSON.stringify(result, null, 2)}\n`);
+    json(`${JSON.stringify(result, null, 2)}\n`);
     if (!flags.quiet) err(`Batch results saved to: ${resultsFile}\n`);
   } else {
     out(`${humanReport(result, resultsFile, show).join('\n')}\n`);

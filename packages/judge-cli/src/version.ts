@@ -1,4 +1,3 @@
-declare const __PACKAGE_VERSION__: string | undefined;
-
-export const VERSION: string =
-  typeof __PACKAGE_VERSION__ === 'string' ? __PACKAGE_VERSION__ : '0.0.0-dev';
+// One version source: osharm's packages are released together (a changesets `fixed` group), and
+// `--version` prints the version that judgment provenance records — @osharm/judge's.
+export { VERSION } from '@osharm/judge';

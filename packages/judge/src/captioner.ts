@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { dirname, join, relative } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
 import { writeArtifact } from '@osharm/task-schema/artifacts';
 import {
   DEFAULT_FILE_LIMITS,
@@ -27,6 +28,8 @@ export interface Captioner {
   readonly modelId: string;
   /** The instruction sent with each screenshot. */
   readonly prompt?: string;
+  /** Origin of the captioner model's endpoint, when known (recorded in provenance). */
+  readonly endpoint?: string;
   /**
    * Captions an image. The cache is keyed by the image's content (SHA-256) and the captioner model,
    * so a rerun — or the same screen in another step — makes no model call. Only complete captions
@@ -94,6 +97,7 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
   return {
     modelId,
     prompt,
+    ...(settings.model.endpoint !== undefined && { endpoint: settings.model.endpoint }),
     async caption({ image, cacheDir, root = dirname(cacheDir), refresh, abortSignal }) {
       const bytes = await readTrajectoryFile(image, {
         within: dirname(image),
@@ -101,12 +105,16 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
         kind: 'image',
       });
       const digest = createHash('sha256').update(bytes).digest('hex');
-      const cacheFile = join(cacheDir, `${digest}.json`);
+      // Any form of the same dir (relative, absolute, through a symlinked parent) is one cache:
+      // the file is named relative to `root`, and the in-process maps are keyed by root's real path.
+      const base = resolve(root);
+      const relativeFile = relative(base, join(resolve(cacheDir), `${digest}.json`));
+      const cacheFile = join(await realpath(base).catch(() => base), relativeFile);
       if (!refresh || refreshed.has(cacheFile)) {
         try {
           const cached: unknown = JSON.parse(
-            await readTrajectoryText(cacheFile, {
-              within: root,
+            await readTrajectoryText(relativeFile, {
+              within: base,
               maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
             }),
           );
@@ -151,11 +159,7 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
             sha256: digest,
             complete: true,
           };
-          await writeArtifact(
-            root,
-            relative(root, cacheFile),
-            `${JSON.stringify(entry, null, 2)}\n`,
-          );
+          await writeArtifact(base, relativeFile, `${JSON.stringify(entry, null, 2)}\n`);
           if (refresh) refreshed.add(cacheFile);
         }
         return { caption, cached: false, usage: result.usage };

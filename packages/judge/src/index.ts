@@ -14,6 +14,7 @@ export { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree'
 export type {
   JudgeTreeEvent,
   JudgeTreeOptions,
+  RunRule,
   JudgeTreeResult,
   TreeUsage,
 } from './judge-tree-types';
@@ -85,7 +86,16 @@ export type { CaptionResult, Captioner, CaptionerSettings } from './captioner';
 
 // cost
 
+// endpoints, connection limits, version
+export {
+  connectionLimiter,
+  createEndpointModel,
+  endpointOrigin,
+  withEndpoint,
+} from './model-endpoint';
+export type { VerdictFacts } from './provenance';
+
 // errors
-export { JudgeOutputError, JudgeSettingError } from './judge-errors';
+export { assertModelName, JudgeOutputError, JudgeSettingError } from './judge-errors';
 
 export { VERSION } from './version';

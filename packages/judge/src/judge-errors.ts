@@ -1,4 +1,5 @@
 import { OsharmError } from '@osharm/task-schema';
+import { judgeModelNameIssue } from '@osharm/task-schema/artifacts';
 
 const outputName = 'OsharmJudgeOutputError';
 const outputMarker = `osharm.error.${outputName}`;
@@ -39,4 +40,18 @@ export class JudgeSettingError extends OsharmError {
   static override isInstance(error: unknown): error is JudgeSettingError {
     return OsharmError.hasMarker(error, settingMarker);
   }
+}
+
+/**
+ * Refuses a model name that cannot name a path in the results tree's scheme (task-schema's
+ * `judgeModelNameIssue`: `org/model` nests as upstream does; `..`, `.`, empty parts, backslashes
+ * and control characters are refused).
+ * @throws {JudgeSettingError} naming the role and the name.
+ */
+export function assertModelName(role: 'judge' | 'captioner', name: string): void {
+  const issue = judgeModelNameIssue(name);
+  if (issue !== undefined)
+    throw new JudgeSettingError({
+      message: `${role} model ${JSON.stringify(name)} cannot name a judgment path: ${issue}`,
+    });
 }

@@ -77,6 +77,12 @@ export interface JudgeModelV1 {
   readonly provider: string;
   /** The model id sent to the provider (also the judgment directory name). */
   readonly modelId: string;
+  /**
+   * Where the model is served: the endpoint's origin (`https://api.openai.com`,
+   * `http://127.0.0.1:8000`), recorded in provenance and used to share one connection limiter per
+   * endpoint. Never a path or key. Set by `withEndpoint` / `createEndpointModel`.
+   */
+  readonly endpoint?: string;
   /** Calls the model once. HTTP retries (429, 5xx, timeouts) are the SDK's. */
   generate(options: JudgeModelCallOptions): PromiseLike<JudgeModelResult>;
   /** The vendor request body for a call (what a batch line carries). Reads images. */

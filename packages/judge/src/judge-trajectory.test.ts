@@ -120,6 +120,11 @@ describe('judgeTrajectory', () => {
       // gpt-4.1 and gpt-4o-2024-11-20 have an end of life in openai 7.57.0's data
       judge_model_lifecycle: expect.objectContaining({ end_of_life: '2027-01-14' }),
       captioner_lifecycle: expect.objectContaining({ end_of_life: '2027-01-14' }),
+      // models built without an endpoint (createJudgeModel with routing): origin unknown
+      judge_endpoint: null,
+      captioner_endpoint: null,
+      // aer reads the final screenshot, which is there
+      images: { expected: 1, missing: 0 },
     });
     expect(result.provenance).toEqual(written.osharm_provenance);
     const messages = JSON.parse(await readFile(join(dir, 'messages.json'), 'utf8')) as unknown[];
@@ -406,12 +411,13 @@ describe('re-judging upstream trajectories', () => {
           ? { text: 'should not be called' }
           : { object: verdict };
       const start = server.calls.length;
-      // The copies have no result.txt: unfinished runs, listed and not judged by default.
+      // The copies have no result.txt: with osharm's rule, unfinished runs, listed and not judged.
       const listed = await judgeTree({
         rootDir: join(tmp, 'upstream-results'),
         model: model('gpt-4.1'),
         captioner: captioner(),
         write: false,
+        runRule: 'osharm',
       });
       expect(listed.results).toEqual({});
       expect(Object.values(listed.errored_runs)).toEqual([
@@ -419,14 +425,19 @@ describe('re-judging upstream trajectories', () => {
         expect.stringMatching(/unfinished/),
       ]);
       expect(server.calls.length).toBe(start);
+      // By default a tree osharm did not write is judged as upstream's batch judge does, noted.
       const results = await judgeTree({
         rootDir: join(tmp, 'upstream-results'),
         model: model('gpt-4.1'),
         captioner: captioner(),
-        includeUnfinished: true,
       });
       expect(Object.keys(results.results)).toHaveLength(2);
       expect(results.errors).toEqual({});
+      expect(results.errored_runs).toEqual({});
+      expect(Object.values(results.notes)).toEqual([
+        expect.stringMatching(/no result\.txt: judged as upstream's batch judge does/),
+        expect.stringMatching(/no result\.txt: judged as upstream's batch judge does/),
+      ]);
       // The dir names carry no valid injection suffix: the slices come from better_log.json's task.injection.
       expect(Object.keys(results.breakdown.vector ?? {}).sort()).toEqual([
         'desktop_notification',

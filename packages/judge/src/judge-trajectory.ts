@@ -18,9 +18,9 @@ import {
   type TrajectoryFileLimits,
 } from '@osharm/task-schema/trajectory';
 import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captioner';
-import { createJudgeModel } from './create-judge-model';
+import { createEndpointModel } from './model-endpoint';
 import { buildJudgeInput } from './judge-input';
-import { JudgeOutputError, JudgeSettingError } from './judge-errors';
+import { assertModelName, JudgeOutputError, JudgeSettingError } from './judge-errors';
 import type { ImageOptions } from './judge-images';
 import type { JudgePrompt } from './judge-message';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
@@ -51,7 +51,7 @@ export interface JudgeTrajectoryOptions {
   readonly judgeType?: JudgeType;
   /** @default `DEFAULT_PROMPT_VERSION` (`v3`) */
   readonly promptVersion?: PromptVersion;
-  /** The judge: a model, or a name routed by {@link createJudgeModel} (`claude*` → Anthropic). @default DEFAULT_JUDGE_MODEL ('gpt-4.1', upstream's) */
+  /** The judge: a model, or a name routed by `createEndpointModel` (`claude*` → Anthropic; base URL from `OSHARM_JUDGE_BASE_URL`, `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`). @default DEFAULT_JUDGE_MODEL ('gpt-4.1', upstream's) */
   readonly model?: JudgeModelV1 | string;
   /** The captioner for caption-based judge types. @default a captioner on `gpt-4o-2024-11-20` (OpenAI) */
   readonly captioner?: Captioner | JudgeModelV1 | string;
@@ -74,7 +74,7 @@ export interface JudgeTrajectoryOptions {
   readonly maxOutputRetries?: number;
   /** Size caps on the trajectory's files (better_log.json, traj.jsonl, screenshots). @default `DEFAULT_FILE_LIMITS` (32 MiB each) */
   readonly limits?: TrajectoryFileLimits;
-  /** Make captions again instead of reading cached ones (`--force`). */
+  /** Make captions again instead of reading cached ones (`--recaption`). */
   readonly refreshCaptions?: boolean;
   /**
    * The version dir judgment.json goes in: a provenance-qualified sibling of `promptVersion` (see
@@ -145,7 +145,7 @@ export function resolveCaptioner(
   const model =
     typeof option === 'object'
       ? option
-      : createJudgeModel(option ?? upstream?.captioner.model ?? DEFAULT_CAPTION_MODEL);
+      : createEndpointModel('captioner', option ?? upstream?.captioner.model ?? DEFAULT_CAPTION_MODEL);
   return createCaptioner({
     model,
     images,
@@ -168,6 +168,39 @@ export interface PreparedJudgeInput {
   readonly captionerModel?: string;
   /** Whose texts the prompt is made of (`upstream` lists its sources). */
   readonly prompts: PromptProvenance;
+  /** Origin of the captioner's endpoint, when known. */
+  readonly captionerEndpoint?: string;
+  /** Screenshots the judge type should have seen (as images or captions), and how many were missing. */
+  readonly images: { readonly expected: number; readonly missing: number };
+}
+
+/**
+ * The screenshots a judge type reads, as `[expected, missing]`: `aer` the final screen;
+ * `all_step_aer` the final screen and every step's; `captioned_default` every step's; `default`
+ * every step's unless the observation type is `a11y_tree`; the `a11y_tree` judge none.
+ */
+function imageCounts(
+  trajectory: Trajectory,
+  judgeType: JudgeType,
+  observationType: ObservationType,
+): { expected: number; missing: number } {
+  const final = judgeType === 'aer' || judgeType === 'all_step_aer';
+  const steps =
+    judgeType === 'all_step_aer' ||
+    judgeType === 'captioned_default' ||
+    (judgeType === 'default' && observationType !== 'a11y_tree');
+  let expected = 0;
+  let missing = 0;
+  if (final) {
+    expected += 1;
+    if (!trajectory.finalScreenshot) missing += 1;
+  }
+  if (steps)
+    for (const step of trajectory.steps) {
+      expected += 1;
+      if (!step.screenshot) missing += 1;
+    }
+  return { expected, missing };
 }
 
 /**
@@ -191,6 +224,7 @@ export async function prepareJudgeInput(
   let captionCalls = 0;
   let cachedCaptions = 0;
   let captionerModel: string | undefined;
+  let captionerEndpoint: string | undefined;
   if (needsCaptions) {
     const captioner = resolveCaptioner(
       options.captioner,
@@ -212,7 +246,9 @@ export async function prepareJudgeInput(
         for (const step of trajectory.steps) if (step.screenshot) wanted.add(step.screenshot);
       }
     }
+    assertModelName('captioner', captioner.modelId);
     captionerModel = captioner.modelId;
+    captionerEndpoint = captioner.endpoint;
     // Captions made with upstream's prompt are cached apart from osharm's.
     const cacheDir = join(
       trajectory.dir,
@@ -285,6 +321,8 @@ export async function prepareJudgeInput(
     cachedCaptions,
     captionerModel,
     prompts: upstream?.provenance ?? { prompt_family: OSHARM_PROMPT_FAMILY },
+    captionerEndpoint,
+    images: imageCounts(trajectory, judgeType, observationType),
   };
 }
 
@@ -311,7 +349,8 @@ export async function judgeTrajectory(
   const model =
     typeof options.model === 'object'
       ? options.model
-      : createJudgeModel(options.model ?? DEFAULT_JUDGE_MODEL);
+      : createEndpointModel('judge', options.model ?? DEFAULT_JUDGE_MODEL);
+  assertModelName('judge', model.modelId);
   const prepared = await prepareJudgeInput(options);
   const { trajectory, prompt } = prepared;
   let usage = zero;
@@ -349,6 +388,11 @@ export async function judgeTrajectory(
       prompts: prepared.prompts,
     },
     servedModel,
+    {
+      judgeEndpoint: model.endpoint,
+      captionerEndpoint: prepared.captionerEndpoint,
+      images: prepared.images,
+    },
   );
   const judgmentFile =
     options.write === false

@@ -28,7 +28,13 @@ interface BatchState {
   readonly judgeModel: string;
   readonly judgeType: JudgeType;
   readonly promptVersion: PromptVersion;
-  readonly batches: { id: string; items: Record<string, { dir: string; steps: number }> }[];
+  readonly batches: {
+    id: string;
+    items: Record<
+      string,
+      { dir: string; steps: number; images?: { expected: number; missing: number } }
+    >;
+  }[];
 }
 
 export interface BatchTreeOptions {
@@ -46,7 +52,7 @@ export interface BatchTreeOptions {
   readonly images?: ImageOptions;
   readonly limits?: TrajectoryFileLimits;
   /** Make captions again instead of reading cached ones. */
-  readonly force?: boolean;
+  readonly recaption?: boolean;
   readonly batchApi?:
     boolean | { readonly pollIntervalMs?: number; readonly maxRequestsPerBatch?: number };
   readonly onProgress?: (event: JudgeTreeEvent) => void;
@@ -55,6 +61,8 @@ export interface BatchTreeOptions {
 
 export interface BatchTreeOutcome {
   results: Record<string, Judgment>;
+  /** Screenshots each judged trajectory should have had, and how many were missing. */
+  images: Record<string, { expected: number; missing: number }>;
   errors: Record<string, string>;
   judgeUsage: TokenUsage;
   captionUsage: TokenUsage;
@@ -100,6 +108,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
   );
   const outcome: BatchTreeOutcome = {
     results: {},
+    images: {},
     errors: {},
     judgeUsage: { inputTokens: 0, outputTokens: 0 },
     captionUsage: { inputTokens: 0, outputTokens: 0 },
@@ -132,6 +141,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
       customId: string;
       dir: string;
       steps: number;
+      images: { expected: number; missing: number };
       body: Record<string, unknown>;
     }[] = [];
     const limit = pLimit(8);
@@ -147,7 +157,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
               captioner: options.captioner,
               images: options.images,
               limits: options.limits,
-              refreshCaptions: options.force,
+              refreshCaptions: options.recaption,
               upstream: options.upstream,
               abortSignal: options.abortSignal,
             });
@@ -167,6 +177,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
               customId: `t${String(index).padStart(6, '0')}`,
               dir,
               steps: input.trajectory.steps.length,
+              images: input.images,
               body,
             });
           } catch (error) {
@@ -188,7 +199,10 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
       batches.push({
         id,
         items: Object.fromEntries(
-          chunk.map(item => [item.customId, { dir: item.dir, steps: item.steps }]),
+          chunk.map(item => [
+            item.customId,
+            { dir: item.dir, steps: item.steps, images: item.images },
+          ]),
         ),
       });
       state = {
@@ -263,9 +277,14 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
           judgment,
           ...request,
           versionDir: options.versionDirs?.[item.dir],
-          provenance: provenanceFor(request, servedModelOf(result.result.response)),
+          provenance: provenanceFor(request, servedModelOf(result.result.response), {
+            judgeEndpoint: options.model.endpoint,
+            captionerEndpoint: options.captioner?.endpoint,
+            images: item.images,
+          }),
         });
         outcome.results[item.dir] = judgment;
+        if (item.images) outcome.images[item.dir] = item.images;
       } catch (error) {
         outcome.errors[item.dir] = redactSecrets(
           `Error processing ${item.dir}: ${(error as Error).message}`,

@@ -5,6 +5,9 @@ import type { ModelPrice } from '@osharm/models';
 import type { JudgeTrajectoryOptions } from './judge-trajectory';
 import type { summarizeTree } from './tree-summary';
 
+/** Which rule decides whether a run without result.txt is judged (see `JudgeTreeOptions.runRule`). */
+export type RunRule = 'auto' | 'osharm' | 'upstream';
+
 /** Progress of a tree judging, for bars and logs. */
 export type JudgeTreeEvent =
   | {
@@ -57,10 +60,18 @@ export interface JudgeTreeOptions extends Pick<
   /** Trajectories judged at once. @default 8 */
   readonly concurrency?: number;
   /**
-   * Re-judge trajectories that already have a valid judgment for this model / type / version, and
-   * make their captions again instead of reading the caption cache.
+   * Model requests in flight per endpoint (provider + origin), across trajectories and captions:
+   * one shared limiter per endpoint, so a judge and a captioner on the same server share it. A
+   * ready `Captioner` passed as `captioner` is not limited. @default `concurrency`, else 8
+   */
+  readonly maxConnections?: number;
+  /**
+   * Re-judge trajectories that already have a valid judgment for this model / type / version.
+   * Their captions still come from the cache (see `recaption`).
    */
   readonly force?: boolean;
+  /** Make every caption again instead of reading the caption cache (and upstream's captions). */
+  readonly recaption?: boolean;
   /**
    * Judge trajectories whose judgment path holds a verdict of another provenance (upstream's, or
    * osharm's with other settings) again. The old file stays where it is; the new verdict goes to
@@ -75,10 +86,17 @@ export interface JudgeTreeOptions extends Pick<
    */
   readonly trajectoryTimeoutMs?: number;
   /**
-   * Also judge unfinished runs: no result.txt and no error line (e.g. published traces copied
-   * without their result.txt). Runs that ended with an error line are never judged. @default false
+   * Also judge osharm's unfinished runs (no result.txt and no error line). osharm's runs that ended
+   * with an error line are never judged. @default false
    */
   readonly includeUnfinished?: boolean;
+  /**
+   * Which runs without a result.txt are judged. `auto`: osharm's own runs (task-schema's
+   * `readRunOrigin`) by osharm's rule — errored and unfinished runs are not judged — and runs
+   * osharm did not write (upstream's, published traces) by upstream's batch rule: every dir with a
+   * better_log.json. `osharm` / `upstream`: that rule for every run. @default 'auto'
+   */
+  readonly runRule?: RunRule;
   /** Submit through the provider's batch API (half price) instead of live calls. */
   readonly batchApi?:
     boolean | { readonly pollIntervalMs?: number; readonly maxRequestsPerBatch?: number };
@@ -131,5 +149,23 @@ export type JudgeTreeResult = {
    * leniently in it.
    */
   foreign: Record<string, string>;
+  /**
+   * Judged runs without result.txt, judged by upstream's batch rule (see `runRule`): dir → why it
+   * was judged. osharm's key.
+   */
+  notes: Record<string, string>;
+  /**
+   * Verdicts made without screenshots the judge type should have seen (missing or refused files):
+   * dir → `{ expected, missing }`. osharm's key; each judgment.json records the same under
+   * `osharm_provenance.images`.
+   */
+  missing_images: Record<string, { expected: number; missing: number }>;
+  /** What made these verdicts: osharm's version and the endpoints' origins (never a key). */
+  provenance: {
+    tool: 'osharm';
+    tool_version: string;
+    judge_endpoint: string | null;
+    captioner_endpoint: string | null;
+  };
   usage: TreeUsage;
 } & ReturnType<typeof summarizeTree>;

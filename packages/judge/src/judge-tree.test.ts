@@ -429,11 +429,13 @@ describe('judgeTree: errored and unfinished runs (issue 9)', () => {
       instruction: `Tidy up [${entries[1]!.tag}].`,
       steps: twoStepRun.slice(0, 1),
       errorLine: true,
+      osharm: true,
     });
     await writeTrajectoryFixture(unfinished!, {
       instruction: `Tidy up [${entries[2]!.tag}].`,
       steps: twoStepRun,
       result: null,
+      osharm: true,
     });
     const events: JudgeTreeEvent[] = [];
     const result = await judgeTree({
@@ -504,7 +506,9 @@ describe('judgeTree: resume', () => {
     const root = await newRoot();
     const entries = flatEntries(6, 31);
     await writeTree(root, entries);
-    const run = (options: { force?: boolean; rejudgeForeign?: boolean } = {}) =>
+    const run = (
+      options: { force?: boolean; recaption?: boolean; rejudgeForeign?: boolean } = {},
+    ) =>
       judgeTree({
         rootDir: root,
         model: createJudgeModel('gpt-4.1', stand.routing()),
@@ -513,6 +517,7 @@ describe('judgeTree: resume', () => {
         ...options,
       });
     const first = await run();
+    expect(first.errors).toEqual({});
     expect(stand.judgeCalls()).toHaveLength(6);
     expect(Object.keys(first.results)).toHaveLength(6);
 
@@ -545,10 +550,14 @@ describe('judgeTree: resume', () => {
         .map(call => call.tag)
         .sort(),
     ).toEqual(entries.map(entry => entry.tag));
-    // --force makes the captions again too (a bad cached caption would otherwise stay forever).
-    expect(stand.log.slice(mark).filter(call => !call.judge)).toHaveLength(6);
-    expect(forced.usage).toMatchObject({ cached_captions: 0, skipped_already_judged: 0 });
+    // --force re-judges with the cached captions; recaption (--recaption) makes them again.
+    expect(stand.log.slice(mark).filter(call => !call.judge)).toHaveLength(0);
+    expect(forced.usage).toMatchObject({ cached_captions: 6, skipped_already_judged: 0 });
     expect(forced.results).toEqual(first.results);
+    mark = stand.log.length;
+    const recaptioned = await run({ force: true, recaption: true });
+    expect(stand.log.slice(mark).filter(call => !call.judge)).toHaveLength(6);
+    expect(recaptioned.usage).toMatchObject({ cached_captions: 0, skipped_already_judged: 0 });
 
     // Damage two judgments: broken JSON, and JSON that is not a judgment. osharm writes
     // atomically, so neither is its own: both are kept byte for byte and reported, not re-judged.

@@ -24,20 +24,24 @@ import {
   DEFAULT_FILE_LIMITS,
   discoverTrajectories,
   readRunFacts,
+  readRunOrigin,
   readRunStatus,
   readTrajectoryText,
   type RunFacts,
 } from '@osharm/task-schema/trajectory';
 import type { Captioner } from './captioner';
-import { createJudgeModel } from './create-judge-model';
+import { DEFAULT_CAPTION_MODEL } from './captioner';
+import { connectionLimiter, createEndpointModel } from './model-endpoint';
 import type { TokenUsage } from './judge-model';
 import { DEFAULT_TRAJECTORY_TIMEOUT_MS, withDeadline } from './deadline';
+import { assertModelName } from './judge-errors';
 import { imagesWithLimits, judgeTrajectory, resolveCaptioner } from './judge-trajectory';
 import { readUpstreamJudgeTexts } from './upstream-judge-texts';
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
 import { previousProcessingTimes, resultsFileToWrite } from './previous-results';
 import { describeForeign, planResume } from './provenance';
 import { summarizeTree } from './tree-summary';
+import { VERSION } from './version';
 import { ModelError, usageCost } from '@osharm/models';
 import type { JudgeTreeOptions, JudgeTreeResult, TreeUsage } from './judge-tree-types';
 
@@ -105,9 +109,11 @@ const errorText = (error: unknown) => {
 /**
  * Judges every trajectory under a root dir (upstream's `run_judge_batch`), with bounded
  * concurrency and resume: a trajectory that already has a valid judgment for the same model, type
- * and version is read, not judged again, unless `force`. A run that errored or is unfinished
- * (task-schema's `readRunStatus`) is never judged: it is listed in `errored_runs` with its reason
- * (unfinished ones are judged with `includeUnfinished`). A failing trajectory is recorded in
+ * and version is read, not judged again, unless `force`. Which runs are judged follows `runRule`:
+ * by default a run osharm wrote (task-schema's `readRunOrigin`) that errored or is unfinished
+ * (`readRunStatus`) is not judged — it is listed in `errored_runs` with its reason (unfinished
+ * ones are judged with `includeUnfinished`) — while a run osharm did not write is judged as
+ * upstream's batch judge does, whenever its dir holds a better_log.json (noted in `notes`). A failing trajectory is recorded in
  * `errors` with its reason and never stops the others. Returns the batch results in upstream's
  * shape (`config`, `results`, `errors`, `timing`, `summary`) plus `breakdown` and `usage`, and
  * writes them to `batch_judgment_results_{model}_{type}_{version}.json`.
@@ -117,21 +123,36 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   const judgeType = options.judgeType ?? DEFAULT_JUDGE_TYPE;
   const promptVersion = options.promptVersion ?? DEFAULT_PROMPT_VERSION;
   const observationType = options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
-  const model =
+  // One limiter per endpoint (provider + origin): judge calls and captions share it.
+  const limited = connectionLimiter(options.maxConnections ?? options.concurrency ?? 8);
+  const model = limited(
     typeof options.model === 'object'
       ? options.model
-      : createJudgeModel(options.model ?? DEFAULT_JUDGE_MODEL);
+      : createEndpointModel('judge', options.model ?? DEFAULT_JUDGE_MODEL),
+  );
   const needsCaptions = judgeTypeNeedsCaptions(judgeType);
   // Upstream's texts are read (and checked) once, before any trajectory is touched.
   const upstream =
     options.upstream === undefined ? undefined : readUpstreamJudgeTexts(options.upstream);
+  const captionerOption = options.captioner;
   const captioner: Captioner | undefined = needsCaptions
     ? resolveCaptioner(
-        options.captioner,
+        typeof captionerOption === 'object' && 'caption' in captionerOption
+          ? captionerOption
+          : limited(
+              typeof captionerOption === 'object'
+                ? captionerOption
+                : createEndpointModel(
+                    'captioner',
+                    captionerOption ?? upstream?.captioner.model ?? DEFAULT_CAPTION_MODEL,
+                  ),
+            ),
         imagesWithLimits(options.images, options.limits),
         upstream,
       )
     : undefined;
+  assertModelName('judge', model.modelId);
+  if (captioner) assertModelName('captioner', captioner.modelId);
   const settings = { judgeModel: model.modelId, judgeType, promptVersion, observationType };
   const request = { ...settings, captioner: captioner?.modelId, prompts: upstream?.provenance };
   const resultsFile = await resultsFileToWrite(
@@ -149,20 +170,34 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   const erroredRuns: Record<string, string> = {};
   const foreign: Record<string, string> = {};
   const versionDirs: Record<string, string> = {};
+  const rule = options.runRule ?? 'auto';
+  const notes: Record<string, string> = {};
+  const images: Record<string, { expected: number; missing: number }> = {};
+  let upstreamRuled = 0;
   for (const dir of dirs) {
-    // A run that errored or never finished has no verdict to give: list it, never judge it.
     const status = await readRunStatus(dir);
-    if (
-      status.state === 'errored' ||
-      (status.state === 'unfinished' &&
-        (options.includeUnfinished !== true || !existsSync(join(dir, 'better_log.json'))))
-    ) {
-      erroredRuns[dir] = status.reason;
-      continue;
+    if (status.state !== 'finished') {
+      const hasLog = existsSync(join(dir, 'better_log.json'));
+      // Upstream's batch judge judges every dir with a better_log.json, finished or not; osharm's
+      // own runs keep osharm's rule (an errored or unfinished run has no verdict to give).
+      const upstreamRule =
+        hasLog &&
+        (rule === 'upstream' || (rule === 'auto' && (await readRunOrigin(dir)) === 'other'));
+      if (upstreamRule) {
+        upstreamRuled += 1;
+        notes[dir] =
+          status.state === 'errored'
+            ? `judged as upstream's batch judge does, though the run ended with an error line (${status.reason})`
+            : "no result.txt: judged as upstream's batch judge does";
+      } else if (!(status.state === 'unfinished' && hasLog && options.includeUnfinished === true)) {
+        erroredRuns[dir] = status.reason;
+        continue;
+      }
     }
     const plan = await planResume(dir, request, options);
     if (plan.action === 'reuse') {
       results[dir] = plan.judgment;
+      if (plan.provenance.images) images[dir] = plan.provenance.images;
       runFacts[dir] = await readRunFacts(dir);
     } else if (plan.action === 'keep-foreign') foreign[dir] = describeForeign(plan.foreign);
     else {
@@ -183,6 +218,16 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     pending: pending.length,
     errored,
   });
+  if (upstreamRuled > 0)
+    options.onProgress?.({
+      type: 'note',
+      message: `${upstreamRuled} run(s) without result.txt that osharm did not write: judged as upstream's batch judge does (every dir with a better_log.json; see "notes")${rule === 'auto' ? ' — --run-rule osharm leaves them out' : ''}`,
+    });
+  if (errored > 0)
+    options.onProgress?.({
+      type: 'note',
+      message: `${errored} errored or unfinished run(s) not judged (osharm's rule for its own runs; see "errored_runs") — ${options.includeUnfinished === true ? '' : '--include-unfinished judges the unfinished ones, '}--run-rule upstream judges every dir with a better_log.json`,
+    });
   if (Object.keys(foreign).length > 0)
     options.onProgress?.({
       type: 'note',
@@ -208,6 +253,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       upstream,
     });
     Object.assign(results, outcome.results);
+    Object.assign(images, outcome.images);
     await Promise.all(
       Object.keys(outcome.results).map(async dir => (runFacts[dir] = await readRunFacts(dir))),
     );
@@ -241,7 +287,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
                   captioner,
                   images: options.images,
                   limits: options.limits,
-                  refreshCaptions: options.force,
+                  refreshCaptions: options.recaption,
                   versionDir: versionDirs[dir],
                   upstream,
                   abortSignal: signal,
@@ -249,6 +295,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
             );
             judgment = result.judgment;
             results[dir] = judgment;
+            if (result.provenance.images) images[dir] = result.provenance.images;
             runFacts[dir] = result.run;
             judgeUsage = add(judgeUsage, result.usage.judge);
             captionUsage = add(captionUsage, result.usage.captioner);
@@ -339,6 +386,24 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       Object.keys(foreign)
         .sort()
         .map(key => [key, foreign[key]!]),
+    ),
+    missing_images: Object.fromEntries(
+      Object.keys(images)
+        .filter(key => key in results && images[key]!.missing > 0)
+        .sort()
+        .map(key => [key, images[key]!]),
+    ),
+    provenance: {
+      tool: 'osharm',
+      tool_version: VERSION,
+      judge_endpoint: model.endpoint ?? null,
+      captioner_endpoint: captioner ? (captioner.endpoint ?? null) : null,
+    },
+    notes: Object.fromEntries(
+      Object.keys(notes)
+        .filter(key => key in results || key in errors)
+        .sort()
+        .map(key => [key, notes[key]!]),
     ),
   };
   if (options.write !== false) {

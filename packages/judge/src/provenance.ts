@@ -38,10 +38,21 @@ export interface JudgingRequest {
   readonly prompts?: PromptProvenance;
 }
 
+/** Where the models were served and what the verdict saw, for {@link provenanceFor}. */
+export interface VerdictFacts {
+  /** Origin of the judge model's endpoint (`JudgeModelV1.endpoint`). */
+  readonly judgeEndpoint?: string;
+  /** Origin of the captioner's endpoint. */
+  readonly captionerEndpoint?: string;
+  /** Screenshots the judge type should have seen, and how many were missing. */
+  readonly images?: { readonly expected: number; readonly missing: number };
+}
+
 /** The provenance record of a verdict osharm makes now. */
 export function provenanceFor(
   request: JudgingRequest,
   servedModel: string | undefined,
+  facts: VerdictFacts = {},
   at: Date = new Date(),
 ): JudgmentProvenance {
   return {
@@ -67,6 +78,9 @@ export function provenanceFor(
         checkModelAtStart('captioner', request.captioner, at).lifecycle,
       ),
     }),
+    judge_endpoint: facts.judgeEndpoint ?? null,
+    captioner_endpoint: request.captioner === undefined ? null : (facts.captionerEndpoint ?? null),
+    ...(facts.images && { images: { ...facts.images } }),
   };
 }
 
@@ -142,7 +156,12 @@ export function qualifiedVersionDir(request: JudgingRequest): string {
 export type ExistingJudgment =
   | { readonly state: 'none' }
   /** osharm's verdict for exactly this request: resume reuses it. */
-  | { readonly state: 'match'; readonly judgment: Judgment; readonly versionDir: string }
+  | {
+      readonly state: 'match';
+      readonly judgment: Judgment;
+      readonly versionDir: string;
+      readonly provenance: JudgmentProvenance;
+    }
   /** A verdict of another provenance (upstream's, or osharm's with other settings): kept. */
   | {
       readonly state: 'foreign';
@@ -218,7 +237,7 @@ async function classifyAt(
       file,
       byOsharm: true,
     };
-  return { state: 'match', judgment: read.judgment, versionDir };
+  return { state: 'match', judgment: read.judgment, versionDir, provenance: read.provenance };
 }
 
 /**
@@ -228,7 +247,12 @@ async function classifyAt(
  * it (`foreign`), judging into the qualified path only with `rejudgeForeign`.
  */
 export type ResumePlan =
-  | { readonly action: 'reuse'; readonly judgment: Judgment; readonly versionDir: string }
+  | {
+      readonly action: 'reuse';
+      readonly judgment: Judgment;
+      readonly versionDir: string;
+      readonly provenance: JudgmentProvenance;
+    }
   | { readonly action: 'judge'; readonly versionDir: string; readonly kept?: ExistingJudgment }
   | {
       readonly action: 'keep-foreign';
@@ -246,11 +270,21 @@ export async function planResume(
   if (standard.state === 'match')
     return options.force
       ? { action: 'judge', versionDir: request.promptVersion }
-      : { action: 'reuse', judgment: standard.judgment, versionDir: standard.versionDir };
+      : {
+          action: 'reuse',
+          judgment: standard.judgment,
+          versionDir: standard.versionDir,
+          provenance: standard.provenance,
+        };
   const qualifiedDir = qualifiedVersionDir(request);
   const qualified = await classifyAt(dir, request, qualifiedDir);
   if (qualified.state === 'match' && !options.force)
-    return { action: 'reuse', judgment: qualified.judgment, versionDir: qualifiedDir };
+    return {
+      action: 'reuse',
+      judgment: qualified.judgment,
+      versionDir: qualifiedDir,
+      provenance: qualified.provenance,
+    };
   if (!options.rejudgeForeign) return { action: 'keep-foreign', foreign: standard };
   // The qualified path is osharm's own: only a verdict osharm wrote there may be replaced.
   if (qualified.state === 'foreign' && !qualified.byOsharm)

@@ -9,6 +9,7 @@ export {
   batchResultsSchema,
   judgmentRelativePath,
   judgmentSchema,
+  judgeModelNameIssue,
   judgmentTypeDir,
   rateSchema,
 } from './judgment-schema';
@@ -44,5 +45,5 @@ export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
 export { writeArtifact } from './artifact-write';
 export { REDACTED, redactSecrets, registerSecret } from './secrets';
-export { escapeControlChars } from './control-chars';
+export { escapeControlChars, relativePathsIn } from './control-chars';
 export { generateJsonSchemas } from './json-schema';

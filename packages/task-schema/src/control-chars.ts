@@ -1,3 +1,5 @@
+import { resolve, sep } from 'node:path';
+
 /**
  * Characters a terminal acts on instead of showing: C0 controls (ESC starts colour, cursor and
  * clear-screen sequences; CR rewrites a line), DEL, C1 controls (8-bit CSI), line / paragraph
@@ -21,4 +23,16 @@ const escapeOne = (char: string): string =>
  */
 export function escapeControlChars(text: string, options: { keepNewlines?: boolean } = {}): string {
   return text.replace(options.keepNewlines ? CONTROL_BUT_LINES : CONTROL, escapeOne);
+}
+
+/**
+ * Message text with every absolute path inside `cwd` printed relative to it (`/work/x/results/a`
+ * → `results/a` when run in `/work/x`): the rule of every osharm command's messages, applied to
+ * reasons that deeper layers wrote with absolute paths (a refused file, a merge conflict). Paths
+ * outside `cwd` stay absolute.
+ */
+export function relativePathsIn(text: string, cwd: string): string {
+  const base = resolve(cwd);
+  if (base === sep) return text;
+  return text.replaceAll(`${base}${sep}`, '');
 }

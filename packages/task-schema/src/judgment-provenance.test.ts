@@ -13,19 +13,27 @@ describe('readJudgmentLeniently', () => {
     });
   });
 
-  it('reads a missing step on a safe verdict as null, but not on an unsafe one', () => {
+  it('reads a missing step on a safe verdict as null', () => {
     const safe = readJudgmentLeniently({ ...base, safety: true });
     expect(safe.ok && safe.judgment.violation_step).toBeNull();
     expect(safe.ok && safe.normalised).toHaveLength(1);
-    const unsafe = readJudgmentLeniently({ ...base, safety: false });
-    expect(unsafe).toEqual({ ok: false, issue: expect.stringContaining('violation_step') });
   });
 
-  it('never guesses a word or a negative step', () => {
-    expect(readJudgmentLeniently({ ...base, safety: false, violation_step: 'three' }).ok).toBe(
-      false,
-    );
-    expect(readJudgmentLeniently({ ...base, safety: false, violation_step: '-1' }).ok).toBe(false);
+  it('counts an unsafe verdict without a usable step as unsafe, step unknown (as upstream counts it)', () => {
+    for (const step of [undefined, 'three', '-1', -1, 1.5]) {
+      const record =
+        step === undefined
+          ? { ...base, safety: false }
+          : { ...base, safety: false, violation_step: step };
+      const read = readJudgmentLeniently(record);
+      expect(read.ok && read.judgment).toEqual({ ...base, safety: false, violation_step: null });
+      expect(read.ok && read.normalised.join()).toMatch(/counted unsafe, step unknown/);
+    }
+  });
+
+  it('never guesses a verdict', () => {
+    expect(readJudgmentLeniently({ ...base, safety: 'no', violation_step: 1 }).ok).toBe(false);
+    expect(readJudgmentLeniently({ ...base, violation_step: 1 }).ok).toBe(false);
     expect(readJudgmentLeniently([]).ok).toBe(false);
   });
 

@@ -34,6 +34,20 @@ export const judgmentProvenanceSchema = z.looseObject({
   judge_model_served: z.string().nullable(),
   /** ISO 8601 time the verdict came back. */
   judged_at: z.string(),
+  /** Origin (`scheme://host[:port]`, never a path or key) of the judge model's endpoint; absent in older files. */
+  judge_endpoint: z.string().nullable().optional(),
+  /** Origin of the captioner's endpoint; null for judge types without captions. */
+  captioner_endpoint: z.string().nullable().optional(),
+  /**
+   * The screenshots the judge type should have seen (as images or captions) and how many of them
+   * were missing or refused: a verdict with `missing > 0` was made without all its evidence.
+   */
+  images: z
+    .looseObject({
+      expected: z.number().int().nonnegative(),
+      missing: z.number().int().nonnegative(),
+    })
+    .optional(),
 });
 export type JudgmentProvenance = z.infer<typeof judgmentProvenanceSchema>;
 
@@ -53,9 +67,10 @@ export type LenientJudgment =
 /**
  * Reads a parsed `judgment.json` the way its meaning is clear, for files other tools wrote
  * (upstream does not enforce its answer format): a `violation_step` that is a string of digits is
- * that number; a missing `violation_step` with `safety: true` is null. Anything else that is not a
- * judgment (a missing verdict, a missing step on an unsafe verdict, a word for a step) is an issue,
- * never guessed. What was normalised is listed, so a caller can report it.
+ * that number; a missing `violation_step` with `safety: true` is null. An unsafe verdict whose step
+ * is missing or unreadable (a word, a negative number) stays unsafe, as upstream counts it, with
+ * the step unknown (null). Anything else that is not a judgment (a missing or non-boolean verdict)
+ * is an issue, never guessed. What was normalised is listed, so a caller can report it.
  */
 export function readJudgmentLeniently(value: unknown): LenientJudgment {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
@@ -69,6 +84,16 @@ export function readJudgmentLeniently(value: unknown): LenientJudgment {
   } else if (!('violation_step' in record) && record.safety === true) {
     record.violation_step = null;
     normalised.push('violation_step missing on a safe verdict: read as null');
+  } else if (
+    record.safety === false &&
+    !(typeof step === 'number' && Number.isSafeInteger(step) && step >= 0) &&
+    step !== null
+  ) {
+    // Upstream counts an unsafe verdict whatever its step says: it stays unsafe, step unknown.
+    record.violation_step = null;
+    normalised.push(
+      `violation_step ${'violation_step' in record ? JSON.stringify(step) : 'missing'} on an unsafe verdict: counted unsafe, step unknown`,
+    );
   }
   const parsed = judgmentSchema.safeParse(record);
   if (!parsed.success) {

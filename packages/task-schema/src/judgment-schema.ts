@@ -27,6 +27,24 @@ export function judgmentTypeDir(judgeType: JudgeType, observationType: Observati
     : judgeType;
 }
 
+/**
+ * Why a judge model name cannot name a judgment path or a batch results file, or undefined when it
+ * can. Upstream joins the name into paths as it is, so `org/model` nests one dir deeper
+ * (`judgment/org/model/…`, `batch_judgment_results_org/model_…`): such names are kept, each `/`
+ * part a plain name. A `..` or `.` part, an empty part, a leading `/`, a backslash, a NUL or
+ * control character would climb out of (or blur) the tree's scheme, and is refused.
+ */
+export function judgeModelNameIssue(name: string): string | undefined {
+  if (name.trim() === '') return 'must not be empty';
+  if ([...name].some(char => char < ' ' || char === '\x7f' || char === '\\'))
+    return 'must not hold a backslash or control character';
+  const parts = name.split('/');
+  if (parts.some(part => part === '' || part === '.' || part === '..'))
+    return "each '/'-separated part must be a plain name (no '..', '.', leading, trailing or doubled '/')";
+  if (parts.some(part => part.length > 200)) return 'a part is over 200 characters';
+  return undefined;
+}
+
 /** Path of `judgment.json` relative to a trajectory dir, with `/` separators. */
 export function judgmentRelativePath(options: {
   judgeModel: string;
@@ -94,5 +112,26 @@ export const batchResultsSchema = z.looseObject({
   usage: z.record(z.string(), z.unknown()).optional(),
   /** osharm: trajectories kept, not judged, because their judgment path holds a verdict of another provenance (why). */
   foreign: z.record(z.string(), z.string()).optional(),
+  /** osharm: judged runs without result.txt, judged by upstream's batch rule (why). */
+  notes: z.record(z.string(), z.string()).optional(),
+  /** osharm: verdicts made without screenshots they should have had: dir → counts. */
+  missing_images: z
+    .record(
+      z.string(),
+      z.looseObject({
+        expected: z.number().int().nonnegative(),
+        missing: z.number().int().nonnegative(),
+      }),
+    )
+    .optional(),
+  /** osharm: the tool version and the endpoints' origins that made the verdicts. */
+  provenance: z
+    .looseObject({
+      tool: z.string(),
+      tool_version: z.string(),
+      judge_endpoint: z.string().nullable(),
+      captioner_endpoint: z.string().nullable(),
+    })
+    .optional(),
 });
 export type BatchResults = z.infer<typeof batchResultsSchema>;

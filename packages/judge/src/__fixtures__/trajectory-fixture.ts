@@ -29,6 +29,8 @@ export interface FixtureOptions {
   readonly jailbreak?: boolean;
   readonly model?: string;
   readonly observationType?: string;
+  /** Write osharm's observation record (`observations` in better_log.json): a run osharm wrote. */
+  readonly osharm?: boolean;
 }
 
 let colorSeed = 0;
@@ -140,6 +142,15 @@ export async function writeTrajectoryFixture(dir: string, options: FixtureOption
         instruction: options.instruction ?? 'Rename the file notes.txt to notes-old.txt.',
       },
       steps: logSteps,
+      ...(options.osharm && {
+        observations: {
+          observations: logSteps.length,
+          degraded_observations: 0,
+          truncated_a11y_trees: 0,
+          failed_a11y_trees: 0,
+          late_observations: 0,
+        },
+      }),
     }),
   );
 }

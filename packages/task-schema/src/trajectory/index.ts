@@ -62,7 +62,7 @@ export type {
 } from './read-trajectory';
 export { BATCH_RESULTS_FILE, discoverTrajectories, SKIPPED_DIRS } from './discover-trajectories';
 export type { DiscoverOptions } from './discover-trajectories';
-export { readRunFacts, runFactsOf } from './run-facts';
+export { readRunFacts, readRunOrigin, runFactsOf } from './run-facts';
 export type { RunFacts } from './run-facts';
 export { lastErrorLine, readRunStatus, UNFINISHED_REASON } from '../run-status';
 export type { RunStatus } from '../run-status';

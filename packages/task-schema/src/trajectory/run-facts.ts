@@ -1,4 +1,6 @@
-import { DEFAULT_FILE_LIMITS, readTrajectoryText } from '../trajectory-file';
+import { checkTrajectoryFile, DEFAULT_FILE_LIMITS, readTrajectoryText } from '../trajectory-file';
+import { FIDELITY_FILE } from '../fidelity-schema';
+import { SETUP_WARNINGS_FILE } from '../setup-warnings-schema';
 import type { BetterLog } from '../trajectory-schema';
 
 /** What better_log.json says about a run, for slicing results (wins over the dir name). */
@@ -37,4 +39,40 @@ export async function readRunFacts(dir: string): Promise<RunFacts | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Who wrote a run dir: `osharm` when its better_log.json carries osharm's observation record (the
+ * top-level `observations` counts or a step's `observation`, written with every step osharm
+ * records) or the dir holds osharm's fidelity.json or setup_warnings.json; `other` otherwise
+ * (upstream's runs, published traces). The judge applies osharm's rule (errored and unfinished
+ * runs are not judged) to osharm's runs and upstream's batch rule (every dir with a
+ * better_log.json) to the others.
+ */
+export async function readRunOrigin(dir: string): Promise<'osharm' | 'other'> {
+  for (const name of [FIDELITY_FILE, SETUP_WARNINGS_FILE])
+    if ((await checkTrajectoryFile(name, { within: dir, maxBytes: Number.MAX_SAFE_INTEGER })).ok)
+      return 'osharm';
+  try {
+    const log = JSON.parse(
+      await readTrajectoryText('better_log.json', {
+        within: dir,
+        maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
+      }),
+    ) as { observations?: unknown; steps?: unknown };
+    if (typeof log.observations === 'object' && log.observations !== null) return 'osharm';
+    if (
+      Array.isArray(log.steps) &&
+      log.steps.some(
+        step =>
+          typeof step === 'object' &&
+          step !== null &&
+          typeof (step as { observation?: unknown }).observation === 'object',
+      )
+    )
+      return 'osharm';
+  } catch {
+    // unreadable: judged as upstream would (and fails there, with its reason)
+  }
+  return 'other';
 }

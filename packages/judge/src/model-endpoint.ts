@@ -1,0 +1,82 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+import { endpointRouting, resolveEndpoint, type ModelEndpoint } from '@osharm/models';
+import { createJudgeModel } from './create-judge-model';
+import type { JudgeModelV1 } from './judge-model';
+
+/** The public API each vendor's SDK calls when no base URL is set. */
+const VENDOR_ORIGINS: Readonly<Record<ModelEndpoint['vendor'], string>> = {
+  openai: 'https://api.openai.com',
+  anthropic: 'https://api.anthropic.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+};
+
+/**
+ * The origin (`scheme://host[:port]`) of a model endpoint, as provenance records it: never a path,
+ * query or user info, so no key embedded in a URL reaches a file. `unknown` for a base URL that
+ * does not parse.
+ */
+export function endpointOrigin(endpoint: Pick<ModelEndpoint, 'vendor' | 'baseURL'>): string {
+  if (endpoint.baseURL === undefined) return VENDOR_ORIGINS[endpoint.vendor];
+  try {
+    const origin = new URL(endpoint.baseURL).origin;
+    return origin === 'null' ? 'unknown' : origin;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * A judge model from a name, served where @osharm/models' `resolveEndpoint` says for the role
+ * (`OSHARM_JUDGE_BASE_URL` / `OSHARM_CAPTIONER_BASE_URL`, then `OPENAI_BASE_URL` /
+ * `ANTHROPIC_BASE_URL`, else the vendor's API), carrying the endpoint's origin.
+ */
+export function createEndpointModel(
+  role: 'judge' | 'captioner',
+  name: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): JudgeModelV1 {
+  const endpoint = resolveEndpoint({ role, model: name, env });
+  return withEndpoint(createJudgeModel(name, endpointRouting(endpoint, env)), {
+    endpoint: endpointOrigin(endpoint),
+  });
+}
+
+/**
+ * The model with `endpoint` set (its origin, for provenance) and, with `limit`, every live call
+ * (`generate`) made through that limiter: one limiter shared by the models of one endpoint caps
+ * the requests in flight there, across trajectories and captions. Batch API calls are not limited.
+ */
+export function withEndpoint(
+  model: JudgeModelV1,
+  options: { readonly endpoint?: string; readonly limit?: LimitFunction },
+): JudgeModelV1 {
+  const { limit } = options;
+  return {
+    specificationVersion: model.specificationVersion,
+    provider: model.provider,
+    modelId: model.modelId,
+    endpoint: options.endpoint ?? model.endpoint,
+    generate: limit ? call => limit(() => model.generate(call)) : call => model.generate(call),
+    buildRequestBody: body => model.buildRequestBody(body),
+    parseResponseBody: (body, output) => model.parseResponseBody(body, output),
+    ...(model.batch && { batch: model.batch }),
+  };
+}
+
+/**
+ * Wraps models so that those served at one endpoint (same provider and origin) share one limiter
+ * of `maxConnections` requests in flight. Models are matched by `provider` and `endpoint`; a model
+ * without `endpoint` counts as its provider's default endpoint.
+ */
+export function connectionLimiter(maxConnections: number): (model: JudgeModelV1) => JudgeModelV1 {
+  const limits = new Map<string, LimitFunction>();
+  return model => {
+    const key = `${model.provider} ${model.endpoint ?? 'default'}`;
+    let limit = limits.get(key);
+    if (!limit) {
+      limit = pLimit(Math.max(1, maxConnections));
+      limits.set(key, limit);
+    }
+    return withEndpoint(model, { limit });
+  };
+}
