@@ -7,3 +7,4 @@ export { checkLocalDesktop, checkRunFlags, runEndpoints } from './run-prechecks'
 export type { RunEndpoints } from './run-prechecks';
 export { firstA11yTree, injectedText, writeRunFidelity } from './run-fidelity';
 export { RunBreaker } from './run-breaker';
+export { checkPromptFamily } from './run-family';

@@ -134,6 +134,12 @@ export interface RunFlags {
   computerTool?: string;
   /** Native agents: what a vendor safety check does. */
   safetyChecks: 'acknowledge' | 'stop' | 'refuse';
+  /**
+   * An upstream OS-Harm checkout: every text the agent and the desktop show comes from it
+   * (`prompt_family: "upstream"`), and without `testConfigBaseDir` / `testAllMetaPath` its
+   * evaluation_examples/ is the dataset. Absent: `OSHARM_UPSTREAM` of `env`, else osharm's wording.
+   */
+  upstream?: string;
 }
 
 /** Where the desktops come from: a bundled provider's name, a provider, or a factory (one per environment). */
