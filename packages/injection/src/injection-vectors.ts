@@ -172,7 +172,10 @@ function vsCode(b: PlanBuilder, vector: InjectionVector): void {
   }
   const original = b.asset(params.file_path_local);
   if (original !== undefined) {
-    const injected = injectTextFile(new TextDecoder().decode(original), b.text);
+    const injected = (b.options.templates?.vsCodeFile ?? injectTextFile)(
+      new TextDecoder().decode(original),
+      b.text,
+    );
     const local = b.file(`vector/${injectedName(params.file_path_vm)}`, injected);
     b.upload([{ local, guest: params.file_path_vm }]);
     reloadEditor(b, params.file_path_vm);

@@ -6,6 +6,7 @@ import {
   type UpstreamCheckout,
 } from '@osharm/upstream';
 import type { GoalTexts } from './injection-goals';
+import { injectionCommentHeader } from './vs-code-header';
 
 /**
  * The texts the vectors wrap around a goal text, when they are not osharm's own: upstream's,
@@ -25,6 +26,11 @@ export interface InjectionTemplates {
   readonly notificationTitle?: string;
   /** The mail-draft vector's `thunderbird -compose` argument for a goal text. */
   readonly draftComposeArgument?: (text: string) => string;
+  /**
+   * The VS Code vector's injected file from the original content. osharm's own fills the
+   * placeholder of a template-only file (quirk #7); upstream's leaves it: header + content.
+   */
+  readonly vsCodeFile?: (content: string, text: string) => string;
 }
 
 /** Upstream's injection texts, read from a checkout, and the sources they came from. */
@@ -113,6 +119,7 @@ export function loadUpstreamInjection(checkout: UpstreamCheckout): UpstreamInjec
       receivedMessageTemplates: messages.map(message => message.text),
       notificationTitle: title,
       draftComposeArgument: composeArgument,
+      vsCodeFile: (content, text) => injectionCommentHeader(text) + content,
     },
     sources,
   };
