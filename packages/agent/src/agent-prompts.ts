@@ -1,4 +1,4 @@
-import type { ActionSpace, ObservationType } from '@osharm/task-schema';
+import type { ActionSpace, ObservationType, PromptFamily } from '@osharm/task-schema';
 import { AgentSettingError } from './agent-errors';
 
 // osharm's own wording. What each prompt conveys follows upstream's PromptAgent prompts
@@ -159,3 +159,41 @@ export function observationText(
 
 /** The assistant turn standing in for an earlier reply that was empty or gave no usable action. */
 export const NO_ACTION_PLACEHOLDER = '(This reply gave no usable action.)';
+
+/**
+ * The words of a prompt agent, one set per family: {@link OSHARM_AGENT_PROMPTS} (osharm's own) or
+ * `loadUpstreamAgentPrompts(checkout)` (upstream's, read from its `mm_agents/`). The message layout
+ * (system turn, history window, current turn) is the agent's; only the texts come from here.
+ */
+export interface AgentPrompts {
+  readonly family: PromptFamily;
+  /**
+   * The system prompt for an observation type and action space.
+   * @throws {AgentSettingError} for a pair the family has no prompt for (`som` with `computer_13`)
+   */
+  systemPrompt(options: SystemPromptOptions): string;
+  /** The system message of a step: the system prompt with the task line and the instruction. */
+  system(systemPrompt: string, instruction: string): string;
+  /** Text of the current observation's user turn (`table`: the trimmed table, if the type has one). */
+  current(observationType: ObservationType, table: string | undefined): string;
+  /** Text of an earlier observation's user turn in the history window. */
+  history(observationType: ObservationType, table: string | undefined): string;
+  /** The assistant turn of an earlier step from its response ('' when it gave no usable action). */
+  thought(response: string): string;
+}
+
+/** osharm's own wording (the default). */
+export const OSHARM_AGENT_PROMPTS: AgentPrompts = Object.freeze({
+  family: 'osharm' as const,
+  systemPrompt: agentSystemPrompt,
+  system: (systemPrompt: string, instruction: string) =>
+    `${systemPrompt}\n${taskLeadIn(instruction)}`,
+  current: (observationType: ObservationType, table: string | undefined) =>
+    observationText(observationType, table),
+  history: (observationType: ObservationType, table: string | undefined) =>
+    observationText(observationType, table, { history: true }),
+  thought: (response: string) => {
+    const thought = response.trim();
+    return thought === '' ? NO_ACTION_PLACEHOLDER : thought;
+  },
+});

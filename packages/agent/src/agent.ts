@@ -1,4 +1,4 @@
-import type { ActionSpace, ObservationType } from '@osharm/task-schema';
+import type { ActionSpace, ObservationType, PromptProvenance } from '@osharm/task-schema';
 import type { Action } from '@osharm/task-schema/trajectory';
 import type { AgentTextPart, AgentTokenUsage } from './agent-model';
 import type { SomMark } from './som-tag';
@@ -140,6 +140,8 @@ export interface AgentRunParams {
   readonly a11y_tree_max_tokens: number;
   /** Native agents: the run configuration (vendor, tool version, display, scaling, safety-check policy and counts). */
   readonly native?: Readonly<Record<string, unknown>>;
+  /** Prompt agents: the prompt family and the upstream files its texts came from (osharm's key). */
+  readonly osharm_prompts?: PromptProvenance;
 }
 
 /**

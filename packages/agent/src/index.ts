@@ -30,9 +30,12 @@ export {
   computer13ActionList,
   NO_ACTION_PLACEHOLDER,
   observationText,
+  OSHARM_AGENT_PROMPTS,
   taskLeadIn,
 } from './agent-prompts';
-export type { SystemPromptOptions } from './agent-prompts';
+export type { AgentPrompts, SystemPromptOptions } from './agent-prompts';
+export { loadUpstreamAgentPrompts, UPSTREAM_SYSTEM_PROMPTS } from './upstream-prompts';
+export type { UpstreamAgentPrompts } from './upstream-prompts';
 
 // accessibility tree
 export { A11yNode, parseAccessibilityTree } from './a11y-xml';

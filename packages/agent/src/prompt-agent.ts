@@ -15,12 +15,8 @@ import type {
   AgentModelV1,
 } from './agent-model';
 import { prepareObservation, type PreparedObservation } from './agent-observation';
-import {
-  agentSystemPrompt,
-  NO_ACTION_PLACEHOLDER,
-  observationText,
-  taskLeadIn,
-} from './agent-prompts';
+import type { PromptProvenance } from '@osharm/task-schema';
+import { OSHARM_AGENT_PROMPTS, type AgentPrompts } from './agent-prompts';
 import { ModelError, usageCost, type ModelPrice } from '@osharm/models';
 import type {
   AgentModelFailure,
@@ -62,8 +58,18 @@ export interface PromptAgentSettings {
   readonly fillClassAndDescription?: boolean;
   /** Screen size the computer_13 prompt states. @default [1920, 1080] */
   readonly screenSize?: readonly [number, number];
-  /** Replaces the built-in system prompt (the task lead-in is still appended). */
+  /** Replaces the family's system prompt (the task line is still appended). */
   readonly systemPrompt?: string;
+  /**
+   * The words sent: osharm's own, or upstream's from `loadUpstreamAgentPrompts(checkout)`.
+   * @default OSHARM_AGENT_PROMPTS
+   */
+  readonly prompts?: AgentPrompts;
+  /**
+   * Recorded as `params.osharm_prompts` (better_log.json) beside upstream's keys: the family and
+   * the checkout files every text of the run came from. @default `{ prompt_family: prompts.family }`
+   */
+  readonly provenance?: PromptProvenance;
   /**
    * What a failed model call (after the SDK's retries) does in `predict`. `empty-response`: predict
    * answers an empty response with no action and reports the failure in `modelError` (`runTask`
@@ -78,7 +84,7 @@ export interface PromptAgentSettings {
 
 /** One earlier step as the history shows it. */
 interface HistoryStep {
-  /** The user turn of that step (for `som`: without the table). */
+  /** The user turn of that step as the history shows it (for `som`: without the table). */
   readonly user: readonly AgentContentPart[];
   /** The raw response; empty when it gave no usable action. */
   readonly thought: string;
@@ -147,6 +153,7 @@ export class PromptAgent implements AgentV1 {
   private readonly maxTrajectoryLength: number;
   private readonly a11yTreeMaxTokens: number;
   private readonly platform: A11yPlatform;
+  private readonly prompts: AgentPrompts;
   private history: HistoryStep[] = [];
 
   constructor(settings: PromptAgentSettings) {
@@ -166,9 +173,10 @@ export class PromptAgent implements AgentV1 {
         message:
           'observation type "som" works only with action space "pyautogui" (its marks are code variables)',
       });
+    this.prompts = settings.prompts ?? OSHARM_AGENT_PROMPTS;
     this.systemPrompt =
       settings.systemPrompt ??
-      agentSystemPrompt({
+      this.prompts.systemPrompt({
         observationType: this.observationType,
         actionSpace: this.actionSpace,
         clientPassword: settings.clientPassword ?? 'password',
@@ -184,6 +192,7 @@ export class PromptAgent implements AgentV1 {
       observation_type: this.observationType,
       max_trajectory_length: this.maxTrajectoryLength,
       a11y_tree_max_tokens: this.a11yTreeMaxTokens,
+      osharm_prompts: settings.provenance ?? { prompt_family: this.prompts.family },
     };
   }
 
@@ -196,7 +205,9 @@ export class PromptAgent implements AgentV1 {
     const content: AgentContentPart[] = [
       {
         type: 'text',
-        text: observationText(this.observationType, prepared.promptTable, { history }),
+        text: history
+          ? this.prompts.history(this.observationType, prepared.promptTable)
+          : this.prompts.current(this.observationType, prepared.promptTable),
       },
     ];
     if (prepared.imageBase64 !== undefined)
@@ -224,16 +235,15 @@ export class PromptAgent implements AgentV1 {
     const messages: AgentMessage[] = [];
     for (const step of window) {
       messages.push({ role: 'user', content: step.user });
-      const thought = step.thought.trim();
       messages.push({
         role: 'assistant',
-        content: [{ type: 'text', text: thought === '' ? NO_ACTION_PLACEHOLDER : thought }],
+        content: [{ type: 'text', text: this.prompts.thought(step.thought) }],
       });
     }
     messages.push({ role: 'user', content: current });
     const { stopToken } = this.settings;
     return {
-      system: `${this.systemPrompt}\n${taskLeadIn(instruction)}`,
+      system: this.prompts.system(this.systemPrompt, instruction),
       messages,
       maxTokens: this.params.max_tokens,
       temperature: this.params.temperature,
@@ -281,13 +291,11 @@ export class PromptAgent implements AgentV1 {
       );
     }
 
-    // The history keeps what later steps show: the user turn (without the table for som) and the
-    // response, or '' when it gave no usable action (upstream's thought on a parse error).
+    // The history keeps what later steps show: the user turn in its history wording (upstream's
+    // differs from the current turn's for screenshot and som) and the response, or '' when it
+    // gave no usable action (upstream's thought on a parse error).
     this.history.push({
-      user:
-        this.observationType === 'som'
-          ? this.userTurn({ ...prepared, promptTable: undefined }, true)
-          : callOptions.messages[callOptions.messages.length - 1]!.content,
+      user: this.userTurn(prepared, true),
       thought: actions === null ? '' : response,
     });
     // Older steps are never shown again: drop their screenshots.

@@ -14,6 +14,8 @@ export {
 } from './injection-goals';
 export type { GoalTexts, InjectionGoal } from './injection-goals';
 export { goalTextsOverrideSchema, loadGoalTexts, parseGoalTexts } from './goal-texts-file';
+export { loadUpstreamInjection } from './upstream-injection';
+export type { InjectionTemplates, UpstreamInjection } from './upstream-injection';
 
 // setup generation
 export { planInjection, prepareInjection } from './prepare-injection';

@@ -38,7 +38,10 @@ export function vectorSetup(b: PlanBuilder): void {
 }
 
 function website(b: PlanBuilder): void {
-  const page = b.file('website/index.html', websitePage(b.text));
+  const page = b.file(
+    'website/index.html',
+    (b.options.templates?.websitePage ?? websitePage)(b.text),
+  );
   if (b.options.environment.kind === 'vmware') {
     b.upload([
       {
@@ -89,7 +92,11 @@ function desktopNotification(
     b.setupThunderbird();
     b.upload([
       {
-        local: b.file('mail/message_1.eml', MAIL_TEMPLATES[0]!),
+        // Upstream uploads its first message template as it is, placeholder and all.
+        local: b.file(
+          'mail/message_1.eml',
+          b.options.templates?.receivedMessageTemplates?.[0] ?? MAIL_TEMPLATES[0]!,
+        ),
         guest: `${THUNDERBIRD_IMPORTANT_DIR}/cur/message_1.eml`,
       },
     ]);
@@ -101,7 +108,7 @@ function desktopNotification(
     b.upload([{ local: b.file(`writer/${DOCUMENTS_DOCX_NAME}`, docx), guest }]);
     b.open(guest);
   }
-  const title = 'Urgent message for the AI agent';
+  const title = b.options.templates?.notificationTitle ?? 'Urgent message for the AI agent';
   const notify = 'notify-send -u critical -- "$1" "$2"';
   b.launch(
     vmware
@@ -165,7 +172,10 @@ function vsCode(b: PlanBuilder, vector: InjectionVector): void {
   }
   const original = b.asset(params.file_path_local);
   if (original !== undefined) {
-    const injected = injectTextFile(new TextDecoder().decode(original), b.text);
+    const injected = (b.options.templates?.vsCodeFile ?? injectTextFile)(
+      new TextDecoder().decode(original),
+      b.text,
+    );
     const local = b.file(`vector/${injectedName(params.file_path_vm)}`, injected);
     b.upload([{ local, guest: params.file_path_vm }]);
     reloadEditor(b, params.file_path_vm);
@@ -221,14 +231,21 @@ function reloadEditor(b: PlanBuilder, guestPath: string): void {
 
 function mailDraft(b: PlanBuilder): void {
   b.setupThunderbird();
-  b.launchThunderbird(['-compose', draftComposeArgument(b.text)]);
+  b.launchThunderbird([
+    '-compose',
+    (b.options.templates?.draftComposeArgument ?? draftComposeArgument)(b.text),
+  ]);
 }
 
 function mailReceived(b: PlanBuilder): void {
   b.setupThunderbird();
+  const messages = b.options.templates?.receivedMessages;
   b.upload(
-    MAIL_TEMPLATES.map((_, index) => ({
-      local: b.file(`mail/message_${index + 1}_inject.eml`, receivedMessage(index, b.text)),
+    (messages ?? MAIL_TEMPLATES).map((_, index) => ({
+      local: b.file(
+        `mail/message_${index + 1}_inject.eml`,
+        messages ? messages[index]!(b.text) : receivedMessage(index, b.text),
+      ),
       guest: `${THUNDERBIRD_IMPORTANT_DIR}/cur/message_${index + 1}.eml`,
     })),
   );

@@ -11,6 +11,7 @@ import {
 import { type EvidenceProbe } from './evidence-probes';
 import { InjectionSetupError } from './injection-errors';
 import { type GoalTexts } from './injection-goals';
+import type { InjectionTemplates } from './upstream-injection';
 import { PlanBuilder } from './plan-builder';
 
 /** Where the run happens; decides how the injection is served and whether the guest is instrumented. */
@@ -59,6 +60,11 @@ export interface PlanInjectionOptions {
   readonly environment: InjectionEnvironment;
   /** Goal texts (e.g. from `loadGoalTexts`); goals it lacks use the built-in text. */
   readonly texts?: Readonly<Partial<GoalTexts>>;
+  /**
+   * The texts the vectors wrap around the goal text (upstream's, from `loadUpstreamInjection`);
+   * each one absent is osharm's own.
+   */
+  readonly templates?: InjectionTemplates;
   readonly readAsset: ReadAsset;
 }
 

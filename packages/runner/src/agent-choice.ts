@@ -9,8 +9,10 @@ import {
   createPromptAgent,
   createRefusingAgent,
   createReplayAgent,
+  type AgentPrompts,
   type AgentV1,
 } from '@osharm/agent';
+import type { PromptProvenance } from '@osharm/task-schema';
 import { endpointRouting, type GeminiSafetySettings, type ModelEndpoint } from '@osharm/models';
 import type { ActionSpace, ObservationType } from '@osharm/task-schema';
 
@@ -74,6 +76,8 @@ export function createAgent(options: {
   computerTool?: string;
   safetyChecks?: SafetyCheckPolicy;
   geminiSafety?: GeminiSafetySettings;
+  /** The prompt agent's words and their provenance (`--upstream`); default osharm's. */
+  prompts?: { readonly agentPrompts: AgentPrompts; readonly provenance: PromptProvenance };
 }): AgentV1 {
   if (options.agent === 'native') return createNative(options);
   if (options.model.startsWith('offline-native:'))
@@ -105,6 +109,10 @@ export function createAgent(options: {
     temperature: options.temperature,
     topP: options.topP,
     stopToken: options.stopToken,
+    ...(options.prompts && {
+      prompts: options.prompts.agentPrompts,
+      provenance: options.prompts.provenance,
+    }),
   });
 }
 

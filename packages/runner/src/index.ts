@@ -9,6 +9,8 @@ export type {
   RunContextIo,
   RunFlags,
 } from './run-options';
+export { loadUpstreamTexts, UPSTREAM_ENV, upstreamDatasetDir } from './upstream-texts';
+export type { UpstreamTexts } from './upstream-texts';
 export { formatSummary, summarizeBenchmark } from './run-summary';
 export type { BatchOutcome, BenchmarkSummary } from './run-summary';
 export type { RunOutcome } from './run-one';

@@ -11,3 +11,4 @@ export { checkModels } from './models-check';
 export type { ModelCheckLine, ModelsCheckOptions } from './models-check';
 export { runModelChecks } from './run-model-checks';
 export type { RunModelChecks } from './run-model-checks';
+export { checkPromptFamily } from './run-family';

@@ -9,7 +9,7 @@ import { loadDataset } from '@osharm/task-schema';
 import type { Judgment } from '@osharm/task-schema/artifacts';
 import { checkToolVersion, computerUseVendor } from '@osharm/agent/native';
 import { runModelChecks } from './run-model-checks';
-import { agentModelDir, createAgent } from './agent-choice';
+import { agentModelDir, createAgent, isOfflineModel } from './agent-choice';
 import { providerFactory } from './providers';
 import { RunBreaker } from './run-breaker';
 import { runOne, type RunOutcome } from './run-one';
@@ -25,6 +25,8 @@ import {
 import { planRuns, type PlannedRun } from './run-plan';
 import { checkShard, selectShard } from './run-shard';
 import { checkLocalDesktop, checkRunFlags, runEndpoints } from './run-prechecks';
+import { checkPromptFamily } from './run-family';
+import { loadUpstreamTexts, UPSTREAM_ENV, upstreamDatasetDir } from './upstream-texts';
 import { summarizeBenchmark, type BenchmarkSummary, type ShardCount } from './run-summary';
 
 /** Progress of a benchmark run, in the order it happens. */
@@ -86,7 +88,21 @@ function resolveFlags(options: BenchmarkOptions, providerId: string): RunFlags {
   const defined = Object.fromEntries(
     Object.entries(options).filter(([, value]) => value !== undefined),
   );
-  const flags = { ...RUN_DEFAULTS, ...defined, provider: providerId } as RunFlags;
+  const upstream = options.upstream ?? nonEmpty(options.env?.[UPSTREAM_ENV]);
+  // With a checkout and no dataset given, the checkout's evaluation_examples/ is the dataset.
+  const dataset = upstream
+    ? {
+        testConfigBaseDir: upstreamDatasetDir(upstream),
+        testAllMetaPath: join(upstream, RUN_DEFAULTS.testAllMetaPath),
+      }
+    : {};
+  const flags = {
+    ...RUN_DEFAULTS,
+    ...dataset,
+    ...defined,
+    ...(upstream ? { upstream } : {}),
+    provider: providerId,
+  } as RunFlags;
   return flags.agent === 'native'
     ? { ...flags, actionSpace: 'pyautogui', observationType: 'screenshot' }
     : flags;
@@ -114,9 +130,13 @@ export async function runBenchmark(
       `provider "${option}": expected one of ${BUNDLED_PROVIDERS.join(', ')}`,
     );
   }
-  const makeProvider = await providerFactory(option, resolveFlags(options, providerId), io);
+  const optionsIo = { ...options, env: io.env };
+  // The checkout is read first: a bad one stops the command before anything starts.
+  const early = resolveFlags(optionsIo, providerId);
+  const upstream = early.upstream ? loadUpstreamTexts(at(early.upstream)) : undefined;
+  const makeProvider = await providerFactory(option, early, io);
   const firstProvider = typeof option === 'function' ? makeProvider() : undefined;
-  const flags = resolveFlags(options, firstProvider?.providerId ?? providerId);
+  const flags = resolveFlags(optionsIo, firstProvider?.providerId ?? providerId);
 
   // Checks before any desktop starts, each with one message.
   if (flags.agent !== 'native' && flags.computerTool !== undefined)
@@ -190,6 +210,8 @@ export async function runBenchmark(
     runs = selectShard(runs, flags.shard);
     shard = { index: flags.shard.index, count: flags.shard.count, runs: runs.length, of };
   }
+  if (flags.agent === 'prompt' && !isOfflineModel(flags.model))
+    await checkPromptFamily(runs, upstream?.provenance ?? { prompt_family: 'osharm' });
   const pending = runs.filter(plannedRun => !plannedRun.finished);
   if (flags.provider === 'local' && pending.length > 0) checkLocalDesktop(pending);
   const local = flags.provider === 'local' ? await import('@osharm/vm-local') : undefined;
@@ -241,6 +263,9 @@ export async function runBenchmark(
           stopToken: flags.stopToken,
           env: io.env,
           endpoint: endpoints.agent,
+          ...(upstream && {
+            prompts: { agentPrompts: upstream.agentPrompts, provenance: upstream.provenance },
+          }),
         });
         try {
           while (!breaker.stopped && !signal?.aborted && queue.length > 0) {
@@ -258,6 +283,7 @@ export async function runBenchmark(
                 endpoints: breaker.judgeEnabled ? endpoints : { ...endpoints, judge: undefined },
                 at,
                 signal,
+                upstream,
                 onEvent: event => emit({ type: 'step', run: next, event }),
               });
             } catch (error) {
@@ -295,6 +321,10 @@ export async function runBenchmark(
   });
   emit({ type: 'summary', summary });
   return summary;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
 }
 
 /** Why the caller stopped the batch: the message of the abort reason it gave, else a plain phrase. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type SetupStep } from '@osharm/task-schema';
+import { type PromptProvenance, type SetupStep } from '@osharm/task-schema';
 import {
   FIDELITY_FILE,
   fidelityRecord,
@@ -96,6 +96,8 @@ export async function writeRunFidelity(
     network?: boolean;
     /** podman / docker: the container's sudo as its provider probed it (undefined: unavailable). */
     sudo?: 'in-namespace' | 'unavailable';
+    /** Whose wording the run's texts were in (the agent's `params.osharm_prompts`). */
+    prompts?: PromptProvenance;
   },
 ): Promise<FidelityRecord> {
   const facts = options.provider === 'local' ? localDesktopFacts() : undefined;
@@ -117,6 +119,7 @@ export async function writeRunFidelity(
     },
     degradedObservations: await readDegradedObservations(run.dir),
   });
-  await writeFileAtomic(join(run.dir, FIDELITY_FILE), `${JSON.stringify(record, null, 2)}\n`);
-  return record;
+  const recorded = options.prompts ? { ...record, osharm_prompts: options.prompts } : record;
+  await writeFileAtomic(join(run.dir, FIDELITY_FILE), `${JSON.stringify(recorded, null, 2)}\n`);
+  return recorded;
 }

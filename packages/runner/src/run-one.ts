@@ -22,6 +22,7 @@ import { isBundledProvider, type RunContextIo, type RunFlags } from './run-optio
 import type { PlannedRun } from './run-plan';
 import type { RunEndpoints } from './run-prechecks';
 import { writeRunFidelity } from './run-fidelity';
+import type { UpstreamTexts } from './upstream-texts';
 
 /** What one run of `osharm run` ended with. */
 export interface RunOutcome {
@@ -64,13 +65,18 @@ export async function runOne(
     at: (path: string) => string;
     /** Aborts the run (it ends as an error: no result.txt, run again on resume). */
     signal?: AbortSignal;
+    /** `--upstream`: the jailbreak, goal texts and vector templates are upstream's. */
+    upstream?: UpstreamTexts;
     /** The run's own progress (reset, each step). */
     onEvent?: (event: RunTaskEvent) => void;
   },
 ): Promise<RunOutcome> {
   const { env, agent, flags } = context;
   const task = plannedRun.task.config;
-  const instruction = flags.jailbreak ? jailbreakInstruction(task.instruction) : task.instruction;
+  const upstream = context.upstream?.injection;
+  const instruction = flags.jailbreak
+    ? (upstream?.jailbreak ?? jailbreakInstruction)(task.instruction)
+    : task.instruction;
   let injection: RunInjection | undefined;
   let probes: Awaited<ReturnType<typeof prepareInjection>>['evidence'] | undefined;
   if (plannedRun.injection) {
@@ -81,6 +87,7 @@ export async function runOne(
       workDir: join(context.workDir, plannedRun.label.replaceAll('/', '_')),
       // The container image is the embedded desktop's package set, offline too.
       environment: { kind: flags.provider === 'vmware' ? 'vmware' : 'local' },
+      ...(upstream && { texts: upstream.goalTexts, templates: upstream.templates }),
     });
     injection = {
       injection: prepared.injection,
@@ -136,6 +143,7 @@ export async function runOne(
         injectionSteps: injection?.steps,
         network: flags.network === true,
         sudo: context.provider?.sudoMode?.(),
+        prompts: context.upstream?.provenance ?? agent.params.osharm_prompts,
       }).catch(() => undefined)
     : undefined;
   if (result.error !== undefined) {

@@ -138,6 +138,12 @@ export interface RunFlags {
   safetyChecks: 'acknowledge' | 'stop' | 'refuse';
   /** Native Gemini agents: the computer-use tool's safety settings (unset: the vendor's default). */
   geminiSafety?: GeminiSafetySettings;
+  /**
+   * An upstream OS-Harm checkout: every text the agent and the desktop show comes from it
+   * (`prompt_family: "upstream"`), and without `testConfigBaseDir` / `testAllMetaPath` its
+   * evaluation_examples/ is the dataset. Absent: `OSHARM_UPSTREAM` of `env`, else osharm's wording.
+   */
+  upstream?: string;
 }
 
 /** Where the desktops come from: a bundled provider's name, a provider, or a factory (one per environment). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { promptProvenanceSchema } from './prompt-provenance';
 
 /** File name of a run's fidelity record, in its result dir (osharm's; upstream has none). */
 export const FIDELITY_FILE = 'fidelity.json';
@@ -95,6 +96,12 @@ export const fidelityRecordSchema = z.object({
   reasons: z.array(z.string()),
   /** Differences that do not change the verdict (e.g. local asset-map files whose contents are unverified). */
   notes: z.array(z.string()),
+  /**
+   * Whose wording the agent prompts, injection texts and jailbreak were in (as better_log.json
+   * `params.osharm_prompts`). Absent in records written before it existed, and for agents without
+   * prompts (native, offline baselines).
+   */
+  osharm_prompts: promptProvenanceSchema.optional(),
 });
 export type FidelityRecord = z.infer<typeof fidelityRecordSchema>;
 export type FidelityWarning = z.infer<typeof judgedWarningSchema>;

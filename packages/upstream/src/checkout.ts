@@ -3,6 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { UpstreamSource } from '@osharm/task-schema';
 import { PythonModule, ShapeError, type FoundFunction } from './python-module';
+import { findLiterals, type CodePattern, type FindLiteralsOptions } from './python-find';
 import { PythonSyntaxError } from './python-tokens';
 import type { PyValue } from './python-values';
 import { UpstreamError } from './upstream-error';
@@ -236,6 +237,32 @@ export class UpstreamFile {
           ...(found.method !== undefined && { method: found.method }),
         })),
     );
+  }
+
+  /** The file's text (for a template file of the checkout, e.g. `assets/website_template.html`). */
+  get content(): string {
+    return this.text;
+  }
+
+  /**
+   * String expressions found by the code around them: every match of `pattern` (token texts, and
+   * {@link STRING_LITERAL} capturing a string expression) in the statements inside `within`
+   * (`Class.method` or `function`) sitting under a block header naming `under` (e.g. `"som"` in
+   * `elif self.observation_type == "som":`). Each match gives its captures in order (symbol:
+   * `within`, else the file). Callers check the count.
+   */
+  find(pattern: CodePattern, options: FindLiteralsOptions = {}): UpstreamText[][] {
+    const symbol = options.within ?? '(module)';
+    return this.guard(symbol, () => {
+      let found;
+      try {
+        found = findLiterals(this.text, pattern, options);
+      } catch (cause) {
+        if (cause instanceof PythonSyntaxError) throw cause;
+        throw this.missing(symbol);
+      }
+      return found.map(match => match.strings.map(value => this.textOf(value, symbol, match.line)));
+    });
   }
 
   /** True when the file defines `name` at module level (a constant) or as a function. */

@@ -10,6 +10,8 @@ export type { UpstreamErrorReason } from './upstream-error';
 export { pyFormat, pyStr } from './python-values';
 export type { PyValue } from './python-values';
 export { pyStrip } from './python-strings';
+export { STRING_LITERAL } from './python-find';
+export type { CodePattern, FindLiteralsOptions } from './python-find';
 export type { TemplateField, TemplatePart } from './python-strings';
 export { upstreamProvenance } from './provenance';
 export { VERSION } from './version';

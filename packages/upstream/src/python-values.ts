@@ -167,11 +167,15 @@ class ExpressionParser {
       if (token.text === 'None') return null;
       if (token.text === 'True') return true;
       if (token.text === 'False') return false;
-      if (!(token.text in this.scope))
-        throw new TemplateFillError(
-          `f-string field {${this.source}}: no value for name "${token.text}"`,
-        );
-      return this.scope[token.text]!;
+      // A dotted name (`self.observation_type`) is looked up whole in the scope.
+      let name = token.text;
+      while (this.peek()?.text === '.' && this.tokens[this.position + 1]?.kind === 'name') {
+        name += `.${this.tokens[this.position + 1]!.text}`;
+        this.position += 2;
+      }
+      if (!(name in this.scope))
+        throw new TemplateFillError(`f-string field {${this.source}}: no value for name "${name}"`);
+      return this.scope[name]!;
     }
     if (token.text === '(') {
       const value = this.conditional();

@@ -11,6 +11,9 @@ import {
   BUNDLED_PROVIDERS,
   formatSummary,
   isOfflineModel,
+  loadUpstreamTexts,
+  UPSTREAM_ENV,
+  upstreamDatasetDir,
   parseShard,
   REAL_MODEL_HINT,
   RUN_DEFAULTS,
@@ -125,8 +128,12 @@ export function runCommand(run: CliRun): Command {
     )
     .option(
       '--test-config-base-dir <dir>',
-      'dataset base dir (examples/{domain}/{id}.json)',
+      'dataset base dir (examples/{domain}/{id}.json; with --upstream: the checkout\'s evaluation_examples)',
       RUN_DEFAULTS.testConfigBaseDir,
+    )
+    .option(
+      '--upstream <dir>',
+      `an upstream OS-Harm checkout: the agent prompts, injection texts and jailbreak are read from it (prompt_family "upstream"); else ${UPSTREAM_ENV}`,
     )
     .option(
       '--model <model>',
@@ -317,9 +324,30 @@ Ctrl-C quits at once).`,
     )
     .action(
       handle(run, (flags: RunCliFlags, command: Command) =>
-        runAction(flags, io, command.getOptionValueSource('pathToVm')),
+        runAction(withUpstream(flags, command, io), io, command.getOptionValueSource('pathToVm')),
       ),
     );
+}
+
+/**
+ * `--upstream` (else OSHARM_UPSTREAM): the checkout is read before anything else (a bad one: one
+ * line, exit 2), and its evaluation_examples/ is the dataset unless one is given.
+ */
+function withUpstream(flags: RunCliFlags, command: Command, io: CliIo): RunCliFlags {
+  const upstream = flags.upstream ?? (io.env[UPSTREAM_ENV] || undefined);
+  if (upstream === undefined) return flags;
+  loadUpstreamTexts(resolve(io.cwd, upstream));
+  const given = (name: string) => command.getOptionValueSource(name) === 'cli';
+  return {
+    ...flags,
+    upstream,
+    ...(given('testConfigBaseDir')
+      ? {}
+      : { testConfigBaseDir: upstreamDatasetDir(resolve(io.cwd, upstream)) }),
+    ...(given('testAllMetaPath')
+      ? {}
+      : { testAllMetaPath: resolve(io.cwd, upstream, RUN_DEFAULTS.testAllMetaPath) }),
+  };
 }
 
 async function runAction(

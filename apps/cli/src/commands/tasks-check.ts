@@ -17,7 +17,15 @@ import {
   resolveDataset,
   type DatasetFlags,
 } from '../dataset-options';
-import { RUN_DEFAULTS, type PlannedRun, type RunFlags } from '@osharm/runner';
+import {
+  loadUpstreamTexts,
+  RUN_DEFAULTS,
+  UPSTREAM_ENV,
+  upstreamDatasetDir,
+  type PlannedRun,
+  type RunFlags,
+  type UpstreamTexts,
+} from '@osharm/runner';
 import {
   checkLocalDesktop,
   createAgent,
@@ -29,6 +37,7 @@ import {
 
 interface CheckFlags extends DatasetFlags, AssetFlags {
   inject?: boolean;
+  upstream?: string;
   provider: 'local' | 'vmware';
   pathToVm: string;
   out: string;
@@ -59,6 +68,10 @@ export function tasksCheckCommand(run: CliRun): Command {
       'run each selected run up to its first observation and evaluator (the offline refusing agent, no model): which runs get through setup, and which are faithful to upstream',
     )
     .option('--inject', 'check every (vector, goal) of injection tasks')
+    .option(
+      '--upstream <dir>',
+      `an upstream OS-Harm checkout: the injection texts are read from it, and its evaluation_examples/ is the dataset unless one is given (else ${UPSTREAM_ENV})`,
+    )
     .addOption(
       new Option('--provider <provider>', 'where desktops come from')
         .choices(['local', 'vmware'])
@@ -107,7 +120,17 @@ Exit codes: 0 every run got through setup, 1 some did not, 2 usage or setup erro
 
 async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
   const at = (path: string) => resolve(io.cwd, path);
-  const dataset = await resolveDataset(flags, io);
+  // The checkout is read before anything else: a bad one is one line, exit 2, nothing written.
+  const upstreamDir = flags.upstream ?? (io.env[UPSTREAM_ENV] || undefined);
+  const upstream: UpstreamTexts | undefined = upstreamDir
+    ? loadUpstreamTexts(at(upstreamDir))
+    : undefined;
+  const dataset = await resolveDataset(
+    upstream && flags.testConfigBaseDir === undefined && flags.testAllMetaPath === undefined
+      ? { ...flags, testConfigBaseDir: upstreamDatasetDir(upstream.root) }
+      : flags,
+    io,
+  );
   const { cacheRoot, assets } = await resolveAssetOptions(flags, io.cwd);
   const { tasks } = await loadDataset({
     baseDir: at(dataset.baseDir),
@@ -167,7 +190,15 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
         try {
           while (queue.length > 0) {
             const next = queue.shift()!;
-            const line = await checkOne(next, { env, agent, flags: runFlags, io, workDir, at });
+            const line = await checkOne(next, {
+              env,
+              agent,
+              flags: runFlags,
+              io,
+              workDir,
+              at,
+              ...(upstream && { upstream }),
+            });
             lines.push(line);
             if (flags.json) io.stdout(`${JSON.stringify(line)}\n`);
             else {

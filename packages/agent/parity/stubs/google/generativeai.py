@@ -1,0 +1,1 @@
+# Stand-in for `google.generativeai`: imported by upstream's agent module, never called here.

@@ -1,0 +1,2 @@
+class SSLError(Exception):
+    pass
