@@ -4,6 +4,7 @@ import { type SetupStep } from '@osharm/task-schema';
 import {
   FIDELITY_FILE,
   fidelityRecord,
+  readTruncatedTransfers,
   SETUP_WARNINGS_FILE,
   setupWarningsSchema,
   writeFileAtomic,
@@ -116,6 +117,7 @@ export async function writeRunFidelity(
       text: await injectedText(run.dir),
     },
     degradedObservations: await readDegradedObservations(run.dir),
+    truncatedTransfers: await readTruncatedTransfers(run.dir),
   });
   await writeFileAtomic(join(run.dir, FIDELITY_FILE), `${JSON.stringify(record, null, 2)}\n`);
   return record;
