@@ -141,22 +141,20 @@ describe('osharm run pre-checks (exit 2, before any desktop starts)', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  // slirp4netns hidden from a real process: --network is refused before any desktop starts.
+  // slirp4netns absent, or hidden from a real process: --network is refused before any desktop starts.
   const slirp = '/usr/bin/slirp4netns';
-  it.runIf(existsSync(slirp) && existsSync('/usr/bin/bwrap'))(
+  it.runIf(!existsSync(slirp) || existsSync('/usr/bin/bwrap'))(
     '--network on the local desktop without slirp4netns exits 2 before the runs',
     () => {
       const results = join(tmp, 'network-results');
+      const hide = existsSync(slirp)
+        ? ['bwrap', '--dev-bind', '/', '/', '--ro-bind', '/dev/null', slirp]
+        : [];
+      const [command, ...prefix] = [...hide, process.execPath];
       const child = spawnSync(
-        'bwrap',
+        command!,
         [
-          '--dev-bind',
-          '/',
-          '/',
-          '--ro-bind',
-          '/dev/null',
-          slirp,
-          process.execPath,
+          ...prefix,
           join(repoRoot, 'apps/cli/dist/bin.js'),
           'run',
           ...offline,

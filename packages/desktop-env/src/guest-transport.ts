@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -487,12 +488,8 @@ async function streamToFile(
         truncated = true;
       }
       bytes += piece.length;
-      if (piece.length > 0 && !out.write(piece)) {
-        await new Promise<void>((resolve, reject) => {
-          out.once('drain', resolve);
-          out.once('error', reject);
-        });
-      }
+      // `once` rejects on 'error' and removes its listeners either way
+      if (piece.length > 0 && !out.write(piece)) await once(out, 'drain');
       if (truncated) {
         body.destroy();
         break;

@@ -78,16 +78,16 @@ describe('osharm view', () => {
       const child = spawnSync(
         process.execPath,
         [bin, 'view', join(tmp, 'results'), '--port', port],
-        { encoding: 'utf8', timeout: 30_000 },
+        // a process that never exits is killed at the timeout: signal set, the test fails
+        { encoding: 'utf8', timeout: 90_000 },
       );
-      expect(child.signal, 'still running after 30 s').toBeNull();
+      expect(child.signal, `still running after ${Date.now() - started} ms`).toBeNull();
       expect(child.status).toBe(ExitCode.usage);
       expect(child.stderr).toMatch(/^error: .*EADDRINUSE/);
-      expect(Date.now() - started).toBeLessThan(30_000);
     } finally {
       taken.close();
     }
-  });
+  }, 120_000);
 
   it('documents itself', async () => {
     const io = createTestIo(tmp);
