@@ -80,6 +80,20 @@ describe('help and usage errors', () => {
     expect(command.stderr).toMatch(/unknown command 'frobnicate'/);
   });
 
+  it('env up: an impossible screen size is a usage error (2) before any desktop starts', async () => {
+    for (const [flag, value] of [
+      ['--screen-width', '-1'],
+      ['--screen-width', '100000'],
+      ['--screen-height', '0'],
+      ['--screen-width', '12.5'],
+    ] as const) {
+      const result = await cli(['env', 'up', `${flag}=${value}`]);
+      expect(result.code, `${flag}=${value}`).toBe(2);
+      expect(result.stderr).toMatch(/must be an integer from \d+ to \d+ \(pixels\)/);
+      expect(result.stdout).not.toContain('local desktop up');
+    }
+  });
+
   it('exits 2 when the base dir does not exist or the domain is not in the index', async () => {
     const missing = await cli(['tasks', 'validate', '--test-config-base-dir', join(tmp, 'nope')]);
     expect(missing.code).toBe(2);

@@ -122,6 +122,54 @@ describe('osharm run pre-checks (exit 2, before any desktop starts)', () => {
     expect(bad.stderr).toContain("option '--judge-base-url <url>' argument 'ftp://x' is invalid");
   });
 
+  it('--result-dir naming a file, and a FIFO or /dev/zero as the index file, exit 2 at once', async () => {
+    const file = join(tmp, 'a-file');
+    writeFileSync(file, 'x');
+    const named = await run([...offline, '--result-dir', file]);
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain('--result-dir: ');
+    expect(named.stderr).toContain('exists and is not a directory');
+    const fifo = join(tmp, 'index.fifo');
+    spawnSync('mkfifo', [fifo]);
+    const started = Date.now();
+    for (const index of [fifo, '/dev/zero']) {
+      const result = await run([...offline, '--test-all-meta-path', index]);
+      expect(result.code, result.stderr).toBeGreaterThan(0);
+      expect(result.wrote).toBe(0);
+      expect(result.stderr).toContain('not a regular file');
+    }
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  // slirp4netns absent, or hidden from a real process: --network is refused before any desktop starts.
+  const slirp = '/usr/bin/slirp4netns';
+  it.runIf(!existsSync(slirp) || existsSync('/usr/bin/bwrap'))(
+    '--network on the local desktop without slirp4netns exits 2 before the runs',
+    () => {
+      const results = join(tmp, 'network-results');
+      const hide = existsSync(slirp)
+        ? ['bwrap', '--dev-bind', '/', '/', '--ro-bind', '/dev/null', slirp]
+        : [];
+      const [command, ...prefix] = [...hide, process.execPath];
+      const child = spawnSync(
+        command!,
+        [
+          ...prefix,
+          join(repoRoot, 'apps/cli/dist/bin.js'),
+          'run',
+          ...offline,
+          '--network',
+          '--result-dir',
+          results,
+        ],
+        { cwd: repoRoot, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
+      );
+      expect(child.status, child.stderr).toBe(2);
+      expect(child.stderr).toContain('--network on the local desktop needs slirp4netns');
+      expect(existsSync(results)).toBe(false);
+    },
+  );
+
   // The app a task needs is hidden from a real process (a bind mount over its program): the run
   // names the program and its Debian package and starts nothing.
   const vlc = '/usr/bin/vlc';

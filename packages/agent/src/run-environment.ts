@@ -95,7 +95,16 @@ export interface RunEnvironment {
   evaluate(options?: {
     abortSignal?: AbortSignal;
   }): Promise<{ score: number; postconfigWarnings?: readonly RunSetupWarning[] }>;
+  /**
+   * Whether the desktop still answers (a cheap call, a few seconds at most). Asked after a failure
+   * that followed the agent's actions: false makes the run `environment_destroyed_by_agent`.
+   */
+  isAlive?(): Promise<boolean>;
   /** Screen recording, when the environment supports it. */
   startRecording?(options?: { abortSignal?: AbortSignal }): Promise<void>;
-  endRecording?(destination: string, options?: { abortSignal?: AbortSignal }): Promise<void>;
+  /** Ends the recording into `destination`; `truncated` when it was cut at its cap. */
+  endRecording?(
+    destination: string,
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<void | { readonly bytes: number; readonly truncated: boolean; readonly cap: number }>;
 }

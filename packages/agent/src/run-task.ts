@@ -7,6 +7,7 @@ import type {
   SetupWarningEntry,
   SetupWindowWaitEntry,
 } from '@osharm/task-schema/artifacts';
+import { recordTruncatedTransfer } from '@osharm/task-schema/artifacts';
 import { actionTimestamp, TrajectoryWriter } from '@osharm/task-schema/trajectory';
 import type { Action } from '@osharm/task-schema/trajectory';
 import type { AgentActionOutcome, AgentModelFailure, AgentV1 } from './agent';
@@ -89,6 +90,12 @@ export interface RunTaskResult {
   readonly error?: string;
   /** Set when the run failed because the agent's model call failed (after the SDK's retries). */
   readonly modelFailure?: AgentModelFailure;
+  /**
+   * Set when the desktop stopped answering after the agent's actions of this step (1-based): the
+   * run is `environment_destroyed_by_agent` (task-schema's RunStatus), judged and counted, not an
+   * uncounted error. `error` holds why.
+   */
+  readonly destroyedAtStep?: number;
   readonly recording: 'guest' | 'assembled' | 'none';
   /** Observations the agent got that were cut, missing a tree or late (see better_log `observations`). */
   readonly degradedObservations: number;
@@ -105,7 +112,9 @@ class TimeLimitError extends Error {
  * one traj.jsonl line and one `step_{n}_{timestamp}.png` per action), then evaluation and
  * `result.txt` last. A failure (a desktop error, the agent's model call failing after the SDK's
  * retries: see `modelFailure`) or the time limit appends an `{"Error": …}` line and leaves no
- * result.txt, so the run is never scored or judged and a resumed run tries again.
+ * result.txt, so the run is never scored or judged and a resumed run tries again — unless the agent
+ * broke the desktop: a failure after the agent's actions ran, with the environment no longer
+ * answering (`env.isAlive()`), ends the run as `environment_destroyed_by_agent` at that step.
  */
 export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   const { env, agent, task } = options;
@@ -133,6 +142,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   let done = false;
   let recording: RunTaskResult['recording'] = 'none';
   let guestRecording = false;
+  /** The last step (1-based) whose actions started to run in the desktop. */
+  let actedStep = 0;
   try {
     agent.reset();
     const started = performance.now();
@@ -199,6 +210,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
           continue;
         }
         const timestamp = actionTimestamp();
+        actedStep = stepIndex + 1;
         const result = await env.step(action, {
           ...observeOptions,
           pauseSeconds: options.sleepAfterExecution ?? 0,
@@ -263,12 +275,19 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       ? `Time limit exceeded in ${options.domain}/${task.id}`
       : `${options.domain}/${task.id} - ${(error as Error).message ?? String(error)}`;
     const message = options.redact ? options.redact(raw) : raw;
-    if (recording === 'none' && !options.abortSignal?.aborted) {
+    // The agent acted, then the desktop stopped answering: its doing, not a harness fault.
+    const destroyedAtStep =
+      !timedOut && !modelFailure && !options.abortSignal?.aborted && actedStep > 0 && env.isAlive
+        ? (await env.isAlive().catch(() => false))
+          ? undefined
+          : actedStep
+        : undefined;
+    if (recording === 'none' && !options.abortSignal?.aborted && destroyedAtStep === undefined) {
       recording = await finishRecording(env, options, guestRecording, undefined).catch(
         () => 'none' as const,
       );
     }
-    await writer.addError(message);
+    await writer.addError(message, destroyedAtStep !== undefined ? { destroyedAtStep } : {});
     options.onEvent?.({ type: 'run-end', score: null, error: message });
     if (options.abortSignal?.aborted) throw error;
     return {
@@ -278,6 +297,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       lastAction,
       error: message,
       ...(modelFailure ? { modelFailure } : {}),
+      ...(destroyedAtStep !== undefined ? { destroyedAtStep } : {}),
       recording,
       degradedObservations: writer.observationCounts.degraded_observations,
     };
@@ -355,7 +375,17 @@ async function finishRecording(
   const destination = join(options.resultDir, 'recording.mp4');
   if (guestRecording && env.endRecording) {
     const ok = await env.endRecording(destination, { abortSignal: signal }).then(
-      () => true,
+      async result => {
+        // a recording cut at its cap stays, marked (the run's fidelity record says so)
+        if (result && result.truncated) {
+          await recordTruncatedTransfer(options.resultDir, {
+            file: 'recording.mp4',
+            bytes: result.bytes,
+            cap: result.cap,
+          });
+        }
+        return true;
+      },
       () => false,
     );
     if (ok) return 'guest';

@@ -8,6 +8,7 @@ import { defaultTaskCacheDir } from './download-cache';
 import type { EvaluationResult, TaskEvaluator } from './evaluator-contract';
 import type { ExecuteResult, GuestClient } from './guest-client';
 import { createGuestClient } from './guest-client-undici';
+import { DEFAULT_GUEST_ANSWER_LIMITS } from './guest-transport';
 import type { GuestClientSettings } from './guest-transport';
 import type {
   SetupRunRecord,
@@ -330,18 +331,44 @@ export class DesktopEnv {
     return this.guest.cursorPosition(options);
   }
 
+  /**
+   * Whether the desktop still answers: `/platform` within 5 s (two tries). False when the
+   * environment was never started or has been closed.
+   */
+  async isAlive(): Promise<boolean> {
+    if (!this.client) return false;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const ok = await this.client.platform({ timeoutMs: 5_000 }).then(
+        () => true,
+        () => false,
+      );
+      if (ok) return true;
+    }
+    return false;
+  }
+
   /** Starts the guest's screen recording. */
   async startRecording(options: { abortSignal?: AbortSignal } = {}): Promise<void> {
     await this.guest.startRecording(options);
   }
 
-  /** Ends the recording and writes the mp4 to `destination` (atomically). */
+  /**
+   * Ends the recording and writes the mp4 to `destination` (atomically), streamed to disk and cut
+   * at `maxBytes` (default 2 GiB, `DEFAULT_GUEST_ANSWER_LIMITS.endRecording`): `truncated` then.
+   */
   async endRecording(
     destination: string,
-    options: { abortSignal?: AbortSignal } = {},
-  ): Promise<void> {
+    options: { abortSignal?: AbortSignal; maxBytes?: number } = {},
+  ): Promise<{ bytes: number; truncated: boolean; cap: number }> {
+    const cap = options.maxBytes ?? DEFAULT_GUEST_ANSWER_LIMITS.endRecording;
+    if (this.guest.endRecordingTo) {
+      const result = await this.guest.endRecordingTo(destination, { ...options, maxBytes: cap });
+      if (result.bytes === 0) throw new Error('the recording is empty');
+      return { ...result, cap };
+    }
     const video = await this.guest.endRecording(options);
     await writeFileAtomic(destination, video);
+    return { bytes: video.length, truncated: false, cap };
   }
 
   /** Closes the client and stops the environment. */

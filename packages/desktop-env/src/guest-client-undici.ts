@@ -37,7 +37,13 @@ import {
   wallpaperCall,
   windowSizeCall,
 } from './guest-calls-observe';
-import { type GuestClientSettings, GuestTransport } from './guest-transport';
+import {
+  DEFAULT_DOWNLOAD_LIMIT_BYTES,
+  DEFAULT_GUEST_ANSWER_LIMITS,
+  type DownloadResult,
+  type GuestClientSettings,
+  GuestTransport,
+} from './guest-transport';
 import type { GuestEndpoint } from './vm-provider';
 
 /**
@@ -116,6 +122,15 @@ export class UndiciGuestClient implements GuestClient {
     return this.transport.call(getFileCall(path), options);
   }
 
+  downloadFile(
+    path: string,
+    destination: string,
+    options?: GuestCallOptions & { maxBytes?: number },
+  ): Promise<DownloadResult | null> {
+    const maxBytes = options?.maxBytes ?? DEFAULT_DOWNLOAD_LIMIT_BYTES;
+    return this.transport.download(getFileCall(path), destination, maxBytes, options);
+  }
+
   uploadFile(path: string, data: Uint8Array, options?: GuestCallOptions): Promise<void> {
     return this.transport.call(uploadFileCall(path, data), options);
   }
@@ -179,6 +194,21 @@ export class UndiciGuestClient implements GuestClient {
 
   endRecording(options?: GuestCallOptions): Promise<Buffer> {
     return this.transport.call(endRecordingCall(), options);
+  }
+
+  async endRecordingTo(
+    destination: string,
+    options?: GuestCallOptions & { maxBytes?: number },
+  ): Promise<DownloadResult> {
+    const maxBytes = options?.maxBytes ?? DEFAULT_GUEST_ANSWER_LIMITS.endRecording;
+    const result = await this.transport.download(
+      endRecordingCall(),
+      destination,
+      maxBytes,
+      options,
+    );
+    if (!result) throw new Error('the guest sent no recording');
+    return result;
   }
 }
 

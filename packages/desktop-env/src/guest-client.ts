@@ -1,3 +1,4 @@
+import type { DownloadResult } from './guest-transport';
 import type { GuestEndpoint } from './vm-provider';
 
 /** Result of `/execute` (and `/setup/execute`). */
@@ -116,6 +117,16 @@ export interface GuestClient {
   ): Promise<RunBashResult>;
   /** POST /file → the file's bytes, or null when the guest says 404. */
   getFile(path: string, options?: GuestCallOptions): Promise<Buffer | null>;
+  /**
+   * POST /file, streamed to `destination` (atomically), at most `maxBytes` (default
+   * {@link DEFAULT_DOWNLOAD_LIMIT_BYTES}): null when the guest says 404; `truncated` when the file
+   * was longer than the cap (the rest was never read).
+   */
+  downloadFile?(
+    path: string,
+    destination: string,
+    options?: GuestCallOptions & { maxBytes?: number },
+  ): Promise<DownloadResult | null>;
   /** POST /setup/upload (multipart `file_path`, `file_data`). */
   uploadFile(path: string, data: Uint8Array, options?: GuestCallOptions): Promise<void>;
   /** POST /list_directory. */
@@ -153,4 +164,12 @@ export interface GuestClient {
   startRecording(options?: GuestCallOptions): Promise<void>;
   /** POST /end_recording → the mp4 bytes. */
   endRecording(options?: GuestCallOptions): Promise<Buffer>;
+  /**
+   * POST /end_recording, streamed to `destination` (atomically), at most `maxBytes` (default
+   * `DEFAULT_GUEST_ANSWER_LIMITS.endRecording`, 2 GiB); `truncated` past the cap.
+   */
+  endRecordingTo?(
+    destination: string,
+    options?: GuestCallOptions & { maxBytes?: number },
+  ): Promise<DownloadResult>;
 }

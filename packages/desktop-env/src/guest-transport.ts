@@ -1,3 +1,7 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { Agent, type FormData, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { GuestRequestError } from './desktop-env-errors';
@@ -67,6 +71,57 @@ export const DEFAULT_GUEST_TIMEOUTS_MS: Readonly<Record<GuestOperation, number>>
   endRecording: 120_000,
 };
 
+const MiB = 1024 * 1024;
+
+/**
+ * Default cap of each answer in bytes. An answer is read incrementally and the transfer stops at
+ * the cap: a call answered in memory then fails (the guest's answer is larger than its cap); a
+ * call streamed to disk ({@link GuestTransport.download}: `/file` to a file, the recording) keeps
+ * what came and reports it truncated. The agent controls what the desktop holds, so nothing it
+ * offers may grow the harness's memory or disk without bound.
+ */
+export const DEFAULT_GUEST_ANSWER_LIMITS: Readonly<Record<GuestOperation, number>> = {
+  screenshot: 64 * MiB,
+  accessibilityTree: 64 * MiB,
+  terminalOutput: 16 * MiB,
+  // the guest keeps at most 32 MiB of a command's output; JSON escaping can double it
+  execute: 80 * MiB,
+  executeWithVerification: 80 * MiB,
+  launch: MiB,
+  runPython: 80 * MiB,
+  runBashScript: 80 * MiB,
+  // in memory (getFile); downloads to disk take their own cap (downloadFile)
+  getFile: 64 * MiB,
+  uploadFile: MiB,
+  listDirectory: 64 * MiB,
+  openFile: MiB,
+  activateWindow: MiB,
+  closeWindow: MiB,
+  changeWallpaper: MiB,
+  screenSize: MiB,
+  cursorPosition: MiB,
+  windowSize: MiB,
+  desktopPath: MiB,
+  wallpaper: 64 * MiB,
+  platform: MiB,
+  startRecording: MiB,
+  endRecording: 2048 * MiB,
+};
+
+/** Default cap of a file downloaded to disk with `downloadFile` (evaluators' files). */
+export const DEFAULT_DOWNLOAD_LIMIT_BYTES = 1024 * MiB;
+
+/** What {@link GuestTransport.download} wrote. */
+export interface DownloadResult {
+  /** Bytes written to the destination. */
+  readonly bytes: number;
+  /** True when the answer was longer than the cap and the transfer was stopped there. */
+  readonly truncated: boolean;
+}
+
+/** Thrown when an answer read into memory is longer than its cap. */
+export class AnswerTooLarge extends Error {}
+
 /** What the client reports to {@link GuestClientSettings.logger}. Never contains the token. */
 export type GuestClientEvent =
   | {
@@ -108,6 +163,8 @@ export interface GuestClientSettings {
   readonly dispatcher?: Dispatcher;
   /** Receives retries and failures (paths and statuses only; the token is never reported). */
   readonly logger?: (event: GuestClientEvent) => void;
+  /** Per-operation answer caps in bytes, merged over {@link DEFAULT_GUEST_ANSWER_LIMITS}. */
+  readonly answerLimits?: Partial<Record<GuestOperation, number>>;
 }
 
 export type RequestBody =
@@ -126,6 +183,8 @@ export interface CallSpec<T> {
   readonly defaultTimeoutMs?: number;
   /** Statuses that are an answer rather than an error (e.g. 404 → null). */
   readonly acceptStatus?: (status: number) => boolean;
+  /** Cap of the answer in bytes (else the settings' or the operation's default). */
+  readonly maxAnswerBytes?: number;
   /** Turns a 2xx (or accepted) answer into the result; throw {@link InvalidAnswer} to reject it. */
   readonly parse: (answer: Answer) => T;
 }
@@ -136,6 +195,8 @@ export interface Answer {
   /** osharm's guest marks a cut accessibility walk (`X-Osharm-Truncated`); upstream's never does. */
   readonly truncated: string | undefined;
   readonly body: Buffer;
+  /** Set when a 2xx answer was streamed to a file instead of read into `body`. */
+  readonly download?: DownloadResult;
 }
 
 /** Thrown by a `parse` function: the guest answered, but not in the protocol's shape. */
@@ -160,6 +221,7 @@ export class GuestTransport {
   private readonly maxRetryDelayMs: number;
   private readonly logger: ((event: GuestClientEvent) => void) | undefined;
   private readonly origin: string;
+  private readonly answerLimits: Partial<Record<GuestOperation, number>>;
 
   constructor(endpoint: GuestEndpoint, settings: GuestClientSettings = {}) {
     this.endpoint = endpoint;
@@ -168,6 +230,7 @@ export class GuestTransport {
     this.maxRetries = Math.max(0, settings.maxRetries ?? 2);
     this.maxRetryDelayMs = settings.maxRetryDelayMs ?? 8_000;
     this.logger = settings.logger;
+    this.answerLimits = { ...settings.answerLimits };
     if (settings.dispatcher) {
       this.dispatcher = settings.dispatcher;
       this.ownsDispatcher = false;
@@ -183,10 +246,36 @@ export class GuestTransport {
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
-  async call<T>(spec: CallSpec<T>, options: GuestCallOptions | undefined): Promise<T> {
+  /**
+   * Sends a call whose 2xx answer is streamed to `destination` (written to a temporary file beside
+   * it and renamed into place), at most `maxBytes` of it: the transfer stops at the cap and the
+   * result says truncated. Other answers go to `spec.parse` as in {@link call} (a 404 → null).
+   */
+  async download(
+    spec: CallSpec<unknown>,
+    destination: string,
+    maxBytes: number,
+    options: GuestCallOptions | undefined,
+  ): Promise<DownloadResult | null> {
+    const streamed: CallSpec<DownloadResult | null> = {
+      ...spec,
+      parse: answer => {
+        if (answer.download) return answer.download;
+        spec.parse(answer);
+        return null;
+      },
+    };
+    return this.call(streamed, options, { destination, maxBytes });
+  }
+
+  async call<T>(
+    spec: CallSpec<T>,
+    options: GuestCallOptions | undefined,
+    toFile?: { readonly destination: string; readonly maxBytes: number },
+  ): Promise<T> {
     const maxRetries = spec.idempotent ? this.maxRetries : 0;
     for (let retry = 0; ; retry++) {
-      const result = await this.attempt(spec, options);
+      const result = await this.attempt(spec, options, toFile);
       if (result.ok) return result.value;
       const { error } = result;
       if (retry >= maxRetries || !error.isRetryable || options?.abortSignal?.aborted) {
@@ -220,6 +309,7 @@ export class GuestTransport {
   private async attempt<T>(
     spec: CallSpec<T>,
     options: GuestCallOptions | undefined,
+    toFile: { readonly destination: string; readonly maxBytes: number } | undefined,
   ): Promise<AttemptResult<T>> {
     const { path } = spec;
     // per call > per client > derived from the call (bash script timeout …) > default
@@ -249,16 +339,38 @@ export class GuestTransport {
         headersTimeout: effectiveTimeoutMs + 1_000,
         bodyTimeout: effectiveTimeoutMs + 1_000,
       });
-      const body = Buffer.from(await response.body.arrayBuffer());
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      const maxBytes =
+        spec.maxAnswerBytes ??
+        this.answerLimits[spec.operation] ??
+        DEFAULT_GUEST_ANSWER_LIMITS[spec.operation];
+      const download =
+        ok && toFile
+          ? await streamToFile(response.body, toFile.destination, toFile.maxBytes)
+          : undefined;
+      const body = download ? Buffer.alloc(0) : await readCapped(response.body, maxBytes, path);
       answer = {
         status: response.statusCode,
         contentType: headerValue(response.headers['content-type']) ?? '',
         truncated: headerValue(response.headers['x-osharm-truncated']),
         body,
+        ...(download ? { download } : {}),
       };
       retryAfterMs = parseRetryAfter(response.headers);
     } catch (cause) {
       if (options?.abortSignal?.aborted) return { ok: false, error: abortedError(path, cause) };
+      if (cause instanceof AnswerTooLarge) {
+        // the same call would bring the same answer: never retried
+        return {
+          ok: false,
+          error: new GuestRequestError({
+            endpoint: path,
+            message: cause.message,
+            cause,
+            isRetryable: false,
+          }),
+        };
+      }
       if (timeout.signal.aborted) {
         return {
           ok: false,
@@ -333,6 +445,67 @@ export class GuestTransport {
       ? `unix socket ${this.endpoint.socketPath}`
       : `${this.endpoint.host}:${this.endpoint.serverPort}`;
   }
+}
+
+/**
+ * Reads an answer into memory, at most `maxBytes`: past it the transfer is stopped and
+ * {@link AnswerTooLarge} thrown (an announced content-length over the cap fails before reading).
+ */
+async function readCapped(body: Readable, maxBytes: number, path: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new AnswerTooLarge(
+        `guest answer to ${path} is larger than its cap of ${maxBytes} bytes; the transfer was stopped`,
+      );
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Streams an answer to `destination` through a temporary file beside it (renamed into place at the
+ * end, removed on failure), at most `maxBytes`: the rest is never read.
+ */
+async function streamToFile(
+  body: Readable,
+  destination: string,
+  maxBytes: number,
+): Promise<DownloadResult> {
+  const temporary = `${destination}.part-${process.pid}-${Date.now()}`;
+  const out = createWriteStream(temporary, { flags: 'wx' });
+  let bytes = 0;
+  let truncated = false;
+  try {
+    for await (const chunk of body) {
+      let piece = chunk as Buffer;
+      if (bytes + piece.length > maxBytes) {
+        piece = piece.subarray(0, maxBytes - bytes);
+        truncated = true;
+      }
+      bytes += piece.length;
+      // `once` rejects on 'error' and removes its listeners either way
+      if (piece.length > 0 && !out.write(piece)) await once(out, 'drain');
+      if (truncated) {
+        body.destroy();
+        break;
+      }
+    }
+    await new Promise<void>((resolve, reject) => {
+      out.once('error', reject);
+      out.end(() => resolve());
+    });
+    await rename(temporary, destination);
+  } catch (error) {
+    out.destroy();
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  return { bytes, truncated };
 }
 
 function encodeBody(body: RequestBody | undefined): string | FormData | undefined {

@@ -24,8 +24,17 @@ export { VERSION } from './version';
 
 // guest protocol client (undici)
 export { UndiciGuestClient, createGuestClient } from './guest-client-undici';
-export { DEFAULT_GUEST_TIMEOUTS_MS } from './guest-transport';
-export type { GuestClientEvent, GuestClientSettings, GuestOperation } from './guest-transport';
+export {
+  DEFAULT_DOWNLOAD_LIMIT_BYTES,
+  DEFAULT_GUEST_ANSWER_LIMITS,
+  DEFAULT_GUEST_TIMEOUTS_MS,
+} from './guest-transport';
+export type {
+  DownloadResult,
+  GuestClientEvent,
+  GuestClientSettings,
+  GuestOperation,
+} from './guest-transport';
 export { tunnelToGuestPort } from './guest-tunnel';
 export type { GuestAddress } from './guest-tunnel';
 export type { ExecuteVerification, ExecuteWithVerificationResult } from './guest-client';

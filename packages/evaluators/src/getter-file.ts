@@ -114,12 +114,21 @@ export const getVmFile: Getter = async (context, config) => {
     const local = cachePath(context.cacheDir, dests[index] as string, 'vm_file');
     let saved: string | null = null;
     try {
-      const data = await context.client.getFile(files.paths[index] as string, {
-        abortSignal: context.abortSignal,
-      });
-      if (data !== null) {
-        await writeAtomically(local, data);
-        saved = local;
+      const path = files.paths[index] as string;
+      if (context.client.downloadFile) {
+        // streamed to disk and capped; a file cut at its cap is no file (as a failed fetch)
+        await mkdir(dirname(local), { recursive: true });
+        const got = await context.client.downloadFile(path, local, {
+          abortSignal: context.abortSignal,
+        });
+        if (got?.truncated) await rm(local, { force: true });
+        else if (got) saved = local;
+      } else {
+        const data = await context.client.getFile(path, { abortSignal: context.abortSignal });
+        if (data !== null) {
+          await writeAtomically(local, data);
+          saved = local;
+        }
       }
     } catch {
       throwIfAborted(context);

@@ -3,7 +3,7 @@ import type { GuestClient } from '@osharm/desktop-env';
 /** The guest calls the evaluation getters make; any `GuestClient` provides them. */
 export type EvaluationGuest = Pick<
   GuestClient,
-  'execute' | 'getFile' | 'terminalOutput' | 'accessibilityTree' | 'listDirectory'
+  'execute' | 'getFile' | 'downloadFile' | 'terminalOutput' | 'accessibilityTree' | 'listDirectory'
 >;
 
 /** What every getter receives besides its config (upstream passes the whole `DesktopEnv`). */

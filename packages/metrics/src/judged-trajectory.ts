@@ -71,6 +71,11 @@ export interface JudgedTrajectory {
    * (task-schema's `readRunStatus`). An errored trajectory is never rated, even with a judgment.
    */
   readonly errored?: string;
+  /**
+   * Set when the agent destroyed its desktop (RunStatus `environment_destroyed_by_agent`): the run
+   * has no score but its judgment counts in every rate like any other; reports show it apart.
+   */
+  readonly destroyedByAgent?: { readonly step: number };
   /** The OSWorld evaluator score from `result.txt`. */
   readonly score?: number;
   /** Judge model that produced `judgment`, e.g. `gpt-4.1` (the `judgment/{model}/…` dir). */

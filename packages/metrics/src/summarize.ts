@@ -11,6 +11,11 @@ export interface Summary {
   readonly judged: number;
   /** Errored or unfinished runs (`errored` set): never rated. */
   readonly errored: number;
+  /**
+   * Runs whose desktop the agent destroyed (`destroyedByAgent` set): rated like any other when
+   * judged (they are in `judged` and every rate), counted here too so reports can show them apart.
+   */
+  readonly destroyedByAgent: number;
   /** Judged as safe (`safety: true`). */
   readonly safe: RateValue;
   /** Judged as unsafe (`safety: false`). */
@@ -31,7 +36,9 @@ export function summarize(
   let safe = 0;
   let success = 0;
   let errored = 0;
-  for (const { judgment, errored: reason } of items) {
+  let destroyedByAgent = 0;
+  for (const { judgment, errored: reason, destroyedByAgent: destroyed } of items) {
+    if (destroyed) destroyedByAgent += 1;
     if (reason !== undefined) {
       errored += 1;
       continue;
@@ -45,6 +52,7 @@ export function summarize(
     total: items.length,
     judged,
     errored,
+    destroyedByAgent,
     safe: rate(safe, judged, options),
     unsafe: rate(judged - safe, judged, options),
     success: rate(success, judged, options),

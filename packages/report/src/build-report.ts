@@ -1,3 +1,4 @@
+import { redactSecrets } from '@osharm/task-schema/artifacts';
 import { agreementTable, headlineTable, injectionHeatMap, injectionSuccess } from '@osharm/metrics';
 import {
   agreementTableRows,
@@ -50,12 +51,13 @@ export async function buildReport(
   switch (format) {
     case 'html':
       return renderHtmlReport(tree, options);
+    // key-shaped strings of the tree are redacted, as in the judge's files
     case 'md':
-      return markdownReport(tree, options);
+      return redactSecrets(markdownReport(tree, options));
     case 'csv':
-      return csvReport(tree);
+      return redactSecrets(csvReport(tree));
     case 'json':
-      return jsonReport(tree, options);
+      return redactSecrets(jsonReport(tree, options));
     default:
       throw new Error(`unknown report format ${JSON.stringify(format)} (html, md, csv or json)`);
   }
@@ -97,6 +99,13 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
   lines.push(toMarkdownTable(headline.rows, headline.columns), '');
   const faithful = headlineFidelityLines(headlineTable(items), headlineFidelity(items));
   if (faithful.length > 0) lines.push(...faithful, '');
+  const destroyed = tree.trajectories.filter(record => record.destroyedByAgent);
+  if (destroyed.length > 0) {
+    lines.push(
+      `Desktop destroyed by the agent: ${destroyed.length} run(s) — no evaluator score; judged on the trajectory up to that step and counted in the rates above.`,
+      '',
+    );
+  }
   const runs = runLabels(tree);
   const injected = items.filter(item => item.injection);
   if (injected.length > 0) {
@@ -130,10 +139,10 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
         record.errored !== undefined
           ? `errored: ${record.errored}`
           : judgment
-            ? judgment.safety
-              ? 'safe'
-              : 'unsafe'
-            : null,
+            ? `${judgment.safety ? 'safe' : 'unsafe'}${record.destroyedByAgent ? ` (desktop destroyed by the agent after step ${record.destroyedByAgent.step})` : ''}`
+            : record.destroyedByAgent
+              ? `desktop destroyed by the agent after step ${record.destroyedByAgent.step} (not judged yet)`
+              : null,
       completed: judgment ? (judgment.success ? 'yes' : 'no') : null,
       violation: judgment?.violation_step ?? null,
       score: record.score ?? null,
@@ -181,6 +190,7 @@ const csvColumns = [
   'score',
   'finished',
   'errored',
+  'destroyed_by_agent_at_step',
   'steps',
   'errors',
   'notes',
@@ -205,6 +215,7 @@ function csvReport(tree: ResultsTree): string {
       score: record.score ?? null,
       finished: record.finished,
       errored: record.errored ?? null,
+      destroyed_by_agent_at_step: record.destroyedByAgent?.step ?? null,
       steps: record.steps.length,
       errors: record.errors.length,
       notes: record.notes.length,

@@ -255,6 +255,9 @@ async function loadTrajectoryRecord(
         maxSteps: params?.max_steps,
       }),
     ...(status.state === 'errored' && { errored: status.reason }),
+    ...(status.state === 'environment_destroyed_by_agent' && {
+      destroyedByAgent: { step: status.step, reason: status.reason },
+    }),
     ...(evidence && { evidence }),
     ...(setupWarnings && { setupWarnings }),
     ...(fidelity && { fidelity }),

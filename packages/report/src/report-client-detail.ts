@@ -98,6 +98,13 @@ export function reportClientDetail(base: ClientBase) {
             `injection: ${detail.injection.vector} × ${detail.injection.goal}`,
           )
         : null,
+      detail.destroyedByAgent !== null
+        ? h(
+            'span',
+            { class: 'badge errored' },
+            `desktop destroyed by the agent after step ${detail.destroyedByAgent} (judged, counted)`,
+          )
+        : null,
       detail.errored !== null
         ? h('span', { class: 'badge errored', title: detail.errored }, `errored: ${detail.errored}`)
         : detail.finished

@@ -153,6 +153,9 @@ export function reportClientOverview(base: ClientBase) {
         const marks = [
           verdict?.[1] ? '✓' : '',
           summary.score === null ? '' : `score ${summary.score}`,
+          summary.destroyedByAgent !== null
+            ? `destroyed by the agent (step ${summary.destroyedByAgent})`
+            : '',
           summary.errored !== null ? 'errored' : summary.finished ? '' : 'running',
         ].filter(Boolean);
         tr.append(

@@ -96,6 +96,34 @@ describe('files a trajectory names stay inside it', () => {
     expect(html).not.toContain(MARKER);
   });
 
+  it('key-shaped strings in a trajectory are redacted in every report format and the viewer', async () => {
+    const root = newRoot();
+    // Built at run time: never a key-shaped literal in the repository.
+    const key = ['sk', 'proj', 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4'].join('-');
+    writeFixtureTrajectory(
+      root,
+      { dir: `${O4}/os/_keys`, steps: 2, responses: [`export OPENAI_API_KEY=${key}`, 'DONE'] },
+      images,
+    );
+    const tree = await loadResultsTree([root]);
+    for (const format of ['html', 'md', 'csv', 'json'] as const) {
+      const text = await buildReport(tree, { format, baseDir: base });
+      expect(text, format).not.toContain(key);
+    }
+    expect(await buildReport(tree, { format: 'html', baseDir: base })).toContain('[REDACTED]');
+    const viewer = await createViewServer({ roots: [root], port: 0, pollIntervalMs: 0 });
+    try {
+      const id = tree.trajectories[0]!.id;
+      const detail = await (
+        await fetch(`${viewer.url}api/trajectory/${encodeURIComponent(id)}`)
+      ).text();
+      expect(detail).toContain('[REDACTED]');
+      expect(detail).not.toContain(key);
+    } finally {
+      await viewer.close();
+    }
+  });
+
   it('a symlinked judgment/ dir is not followed', async () => {
     const root = newRoot();
     const dir = writeFixtureTrajectory(root, { dir: `${O4}/os/_judged`, steps: 2 }, images);

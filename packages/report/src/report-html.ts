@@ -1,3 +1,4 @@
+import { redactSecrets } from '@osharm/task-schema/artifacts';
 import { randomBytes, createHash } from 'node:crypto';
 import { dirname, extname, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -216,11 +217,13 @@ export async function renderHtmlReport(
     ...(options.labels && { labels: options.labels }),
   });
   const parts: string[] = [
-    `<script type="application/json" id="osharm-data">${jsonForScript(data)}</script>`,
+    `<script type="application/json" id="osharm-data">${redactSecrets(jsonForScript(data))}</script>`,
   ];
+  // Key-shaped strings the tree holds (an agent's output, a pasted key) never reach the page in
+  // clear, as the judge's files (the images, base64, are not text: left as they are).
   for (const detail of details)
     parts.push(
-      `<script type="application/json" id="tr-${detail.id}">${jsonForScript(detail)}</script>`,
+      `<script type="application/json" id="tr-${detail.id}">${redactSecrets(jsonForScript(detail))}</script>`,
     );
   for (const [id, uri] of embedded)
     parts.push(`<script type="text/plain" id="${id}">${uri}</script>`);

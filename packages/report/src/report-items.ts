@@ -42,6 +42,7 @@ export function toJudgedTrajectory(
     ...(record.injection && { injection: record.injection }),
     ...(record.score !== undefined && { score: record.score }),
     ...(record.errored !== undefined && { errored: record.errored }),
+    ...(record.destroyedByAgent && { destroyedByAgent: { step: record.destroyedByAgent.step } }),
     ...(record.fidelity && { faithful: record.fidelity.faithful }),
     steps: record.steps.length,
     ...(evidence && { evidence }),

@@ -66,6 +66,8 @@ export interface TrajectorySummary {
   readonly finished: boolean;
   /** Why the run errored (no verdict, never counted), or null. */
   readonly errored: string | null;
+  /** The step after which the agent destroyed its desktop (judged and counted), or null. */
+  readonly destroyedByAgent: number | null;
   readonly score: number | null;
   readonly steps: number;
   readonly notes: number;
@@ -124,6 +126,8 @@ export interface TrajectoryDetail {
   readonly finished: boolean;
   /** Why the run errored (no verdict, never counted), or null. */
   readonly errored: string | null;
+  /** The step after which the agent destroyed its desktop (judged and counted), or null. */
+  readonly destroyedByAgent: number | null;
   readonly judgments: readonly {
     readonly key: string;
     readonly judgment: Judgment | null;

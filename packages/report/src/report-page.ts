@@ -73,6 +73,7 @@ export async function buildPageData(
       relativeDir: record.relativeDir,
       finished: record.finished,
       errored: record.errored ?? null,
+      destroyedByAgent: record.destroyedByAgent?.step ?? null,
       score: record.score ?? null,
       steps: record.steps.length,
       notes: record.notes.length,
@@ -138,6 +139,7 @@ export async function buildTrajectoryDetail(
     score: record.score ?? null,
     finished: record.finished,
     errored: record.errored ?? null,
+    destroyedByAgent: record.destroyedByAgent?.step ?? null,
     judgments: record.judgments.map(judgment => ({
       key: judgment.key,
       judgment: judgment.judgment ?? null,

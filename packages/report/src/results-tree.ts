@@ -174,6 +174,11 @@ export interface TrajectoryRecord {
    * there is no result.txt). An errored run has no verdict: it is shown as errored, never counted.
    */
   readonly errored?: string;
+  /**
+   * Set when the agent destroyed its desktop (`readRunStatus`: `environment_destroyed_by_agent`):
+   * no score, but judged on the trajectory up to `step` and counted; shown as its own category.
+   */
+  readonly destroyedByAgent?: { readonly step: number; readonly reason: string };
   /** `injection_evidence.json`, when present and valid. */
   readonly evidence?: InjectionEvidence;
   /**

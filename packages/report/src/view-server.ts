@@ -1,3 +1,4 @@
+import { redactSecrets } from '@osharm/task-schema/artifacts';
 import { watch, type FSWatcher } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -199,8 +200,9 @@ export async function createViewServer(options: ViewServerOptions): Promise<View
     });
     response.end(body);
   };
+  // key-shaped strings of the tree are redacted, as in the static report and the judge's files
   const sendJson = (response: ServerResponse, value: unknown) =>
-    send(response, 200, JSON.stringify(value), 'application/json; charset=utf-8');
+    send(response, 200, redactSecrets(JSON.stringify(value)), 'application/json; charset=utf-8');
 
   /** The trajectory file `name` (a base name of a file the record refers to), or undefined. */
   const trajectoryFile = (record: TrajectoryRecord, name: string): string | undefined => {
@@ -331,13 +333,22 @@ export async function createViewServer(options: ViewServerOptions): Promise<View
       else response.destroy();
     });
   });
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolvePromise();
+  try {
+    await new Promise<void>((resolvePromise, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolvePromise();
+      });
     });
-  });
+  } catch (error) {
+    // A bind error (port taken, address not here) leaves nothing running: the watchers and the
+    // poll would otherwise keep the process alive for ever.
+    if (timer) clearTimeout(timer);
+    if (poll) clearInterval(poll);
+    for (const watcher of watchers) watcher.close();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 

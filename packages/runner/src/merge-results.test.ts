@@ -12,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OsharmError } from '@osharm/task-schema';
 import { readRunStatus } from '@osharm/task-schema/trajectory';
 import { mergeResults } from './merge-results';
 import { RunOptionsError } from './run-options';
@@ -211,6 +212,19 @@ describe('mergeResults', () => {
     await expect(mergeResults({ inputs: [b], into: into2 })).rejects.toThrow(/symlink/);
     expect(readdirSync(target)).toEqual([]);
     expect(readdirSync(into2).filter(name => name.startsWith('.osharm-merge-'))).toEqual([]);
+
+    // A run dir inside --into that is itself a symlink: refused with an osharm error (the CLI's
+    // exit 1 with one line), before anything is written (was: ENOTDIR from rename, exit 70).
+    const into3 = join(tmp, 'merged3');
+    mkdirSync(join(into3, MODEL, 'os'), { recursive: true });
+    symlinkSync(target, join(into3, MODEL, 'os', 't2'));
+    const refused = await mergeResults({ inputs: [b], into: into3 }).catch(
+      (error: unknown) => error,
+    );
+    expect(OsharmError.isInstance(refused)).toBe(true);
+    expect((refused as Error).message).toMatch(/is a symlink inside --into/);
+    expect(readdirSync(target)).toEqual([]);
+    expect(readdirSync(into3).filter(name => name.startsWith('.osharm-merge-'))).toEqual([]);
   });
 
   it('writes nothing on a dry run, and refuses bad inputs with one message', async () => {

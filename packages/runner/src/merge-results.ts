@@ -6,6 +6,7 @@ import {
   ensureDirInside,
   readRunStatus,
   type RunStatus,
+  UnsafeFileError,
 } from '@osharm/task-schema/trajectory';
 import {
   copyRunFiles,
@@ -83,7 +84,12 @@ interface Copy {
 
 /** Staging dirs inside `into` while copying: never taken for run dirs. */
 const STAGING_PREFIX = '.osharm-merge-';
-const RANK: Record<RunStatus['state'], number> = { finished: 0, errored: 1, unfinished: 2 };
+const RANK: Record<RunStatus['state'], number> = {
+  finished: 0,
+  environment_destroyed_by_agent: 1,
+  errored: 2,
+  unfinished: 3,
+};
 
 const inside = (parent: string, child: string) =>
   child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
@@ -242,6 +248,18 @@ async function writeMerged(
   copies: ReadonlyMap<string, Copy[]>,
 ): Promise<void> {
   await mkdir(into, { recursive: true });
+  // A run dir inside --into that is a symlink (or a file) is refused before anything is written:
+  // merge never replaces, renames or writes through one.
+  for (const entry of merged) {
+    const target = join(into, entry.run);
+    const info = await lstat(target).catch(() => undefined);
+    if (info && (info.isSymbolicLink() || !info.isDirectory()))
+      throw new UnsafeFileError({
+        file: target,
+        reason: info.isSymbolicLink() ? 'symlink' : 'not-regular',
+        message: `is ${info.isSymbolicLink() ? 'a symlink' : 'not a directory'} inside --into: merge refuses to replace it`,
+      });
+  }
   const staging = `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`;
   try {
     for (const [index, entry] of merged.entries()) {

@@ -4,6 +4,7 @@ import { type PromptProvenance, type SetupStep } from '@osharm/task-schema';
 import {
   FIDELITY_FILE,
   fidelityRecord,
+  readTruncatedTransfers,
   SETUP_WARNINGS_FILE,
   setupWarningsSchema,
   writeFileAtomic,
@@ -118,6 +119,7 @@ export async function writeRunFidelity(
       text: await injectedText(run.dir),
     },
     degradedObservations: await readDegradedObservations(run.dir),
+    truncatedTransfers: await readTruncatedTransfers(run.dir),
   });
   const recorded = options.prompts ? { ...record, osharm_prompts: options.prompts } : record;
   await writeFileAtomic(join(run.dir, FIDELITY_FILE), `${JSON.stringify(recorded, null, 2)}\n`);

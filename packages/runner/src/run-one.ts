@@ -33,6 +33,11 @@ export interface RunOutcome {
   readonly error?: string;
   /** Set when the run errored because the agent's model call failed after retries. */
   readonly modelFailure?: AgentModelFailure;
+  /**
+   * Set when the agent destroyed its desktop (task-schema's RunStatus
+   * `environment_destroyed_by_agent`): no score, but judged and counted; `error` is absent.
+   */
+  readonly destroyedByAgent?: { readonly step: number; readonly reason: string };
   /** Why judging a finished run failed (the run keeps its score; judge it later). */
   readonly judgeError?: string;
   /** Set when judging failed because the judge or captioner endpoint could not be reached. */
@@ -146,7 +151,11 @@ export async function runOne(
         prompts: context.upstream?.provenance ?? agent.params.osharm_prompts,
       }).catch(() => undefined)
     : undefined;
-  if (result.error !== undefined) {
+  const destroyedByAgent =
+    result.destroyedAtStep !== undefined && result.error !== undefined
+      ? { step: result.destroyedAtStep, reason: result.error }
+      : undefined;
+  if (result.error !== undefined && !destroyedByAgent) {
     return {
       run: plannedRun,
       fidelity,
@@ -156,9 +165,13 @@ export async function runOne(
     };
   }
   const { judge, captioner } = context.endpoints;
-  if (!judge || !existsSync(join(plannedRun.dir, 'better_log.json'))) {
-    return { run: plannedRun, fidelity, score: result.score };
-  }
+  const counted = {
+    run: plannedRun,
+    fidelity,
+    score: result.score,
+    ...(destroyedByAgent && { destroyedByAgent }),
+  };
+  if (!judge || !existsSync(join(plannedRun.dir, 'better_log.json'))) return counted;
   try {
     const judged = await judgeTrajectory({
       dir: plannedRun.dir,
@@ -171,13 +184,11 @@ export async function runOne(
       ),
       observationType: flags.observationType,
     });
-    return { run: plannedRun, fidelity, score: result.score, judgment: judged.judgment };
+    return { ...counted, judgment: judged.judgment };
   } catch (caught) {
     const unreachable = connectionFailure(caught);
     return {
-      run: plannedRun,
-      fidelity,
-      score: result.score,
+      ...counted,
       judgeError: redactor(context.io.env)((caught as Error).message ?? String(caught)),
       ...(unreachable ? { judgeConnectionFailure: unreachable } : {}),
     };

@@ -1,5 +1,5 @@
 import { expandInjectionRuns, type DatasetTask, type InjectionRun } from '@osharm/task-schema';
-import { readRunStatus, runDirOf } from '@osharm/task-schema/trajectory';
+import { isCountedRun, readRunStatus, runDirOf } from '@osharm/task-schema/trajectory';
 
 /** One run of `osharm run`: a task, and for injection runs one (vector, goal). */
 export interface PlannedRun {
@@ -49,7 +49,8 @@ export async function planRuns(options: {
         injection,
         dir,
         label,
-        finished: (await readRunStatus(dir)).state === 'finished',
+        // a run whose desktop the agent destroyed is a result too: resume never replaces it
+        finished: isCountedRun(await readRunStatus(dir)),
       });
     }
   }

@@ -3,7 +3,12 @@ import { resolve } from 'node:path';
 import { missingCredentials, resolveEndpoint, type ModelEndpoint } from '@osharm/models';
 import { DEFAULT_CAPTION_MODEL } from '@osharm/judge';
 import { judgeTypeNeedsCaptions } from '@osharm/task-schema';
-import { checkLocalDesktopRequirements, defaultLocalApps, type LocalApp } from '@osharm/vm-local';
+import {
+  checkLocalDesktopRequirements,
+  defaultLocalApps,
+  slirp4netnsPath,
+  type LocalApp,
+} from '@osharm/vm-local';
 import { computerUseVendor } from '@osharm/agent/native';
 import { isOfflineModel } from './agent-choice';
 import { RunOptionsError, type RunContextIo } from './run-options';
@@ -123,6 +128,16 @@ export function checkRunFlags(
     // is a node setting).
     throw new RunOptionsError(
       "--pids: a Kubernetes pod spec cannot cap processes (the node's kubelet podPidsLimit does); drop --pids",
+    );
+  }
+  const resultDir = resolve(io.cwd, flags.resultDir);
+  if (existsSync(resultDir) && !statSync(resultDir).isDirectory()) {
+    throw new RunOptionsError(`--result-dir: "${flags.resultDir}" exists and is not a directory`);
+  }
+  if (flags.network === true && flags.provider === 'local' && !slirp4netnsPath()) {
+    // Caught here, not as an error of every run: the local desktop's network is slirp4netns.
+    throw new RunOptionsError(
+      '--network on the local desktop needs slirp4netns (Debian package slirp4netns): apt-get install slirp4netns, or drop --network',
     );
   }
   if (flags.provider === 'vmware') {

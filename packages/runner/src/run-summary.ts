@@ -37,6 +37,15 @@ export interface BenchmarkSummary extends BatchOutcome {
   readonly finished: number;
   /** Runs of this time that ended with an error: no score, never judged or counted. */
   readonly errored: readonly { readonly label: string; readonly error: string }[];
+  /**
+   * Runs whose desktop the agent destroyed (`environment_destroyed_by_agent`): no score, but judged
+   * on the trajectory up to that step and counted in the judged rates.
+   */
+  readonly destroyedByAgent: readonly {
+    readonly label: string;
+    readonly step: number;
+    readonly reason: string;
+  }[];
   /** Finished runs whose judging failed (they keep their score). */
   readonly judgeFailed: readonly { readonly label: string; readonly error: string }[];
   /** "N faithful of M": runs whose fidelity.json says faithful, of the runs with a record. */
@@ -73,6 +82,9 @@ export function summarizeBenchmark(
   const errored = outcomes
     .filter(outcome => outcome.error !== undefined)
     .map(outcome => ({ label: outcome.run.label, error: outcome.error! }));
+  const destroyedByAgent = outcomes
+    .filter(outcome => outcome.destroyedByAgent !== undefined)
+    .map(outcome => ({ label: outcome.run.label, ...outcome.destroyedByAgent! }));
   const judgeFailed = outcomes
     .filter(outcome => outcome.judgeError !== undefined)
     .map(outcome => ({ label: outcome.run.label, error: outcome.judgeError! }));
@@ -92,6 +104,9 @@ export function summarizeBenchmark(
       ...describeTrajectoryPath(outcome.run.dir),
       judgment: outcome.judgment,
       score: outcome.score ?? undefined,
+      ...(outcome.destroyedByAgent && {
+        destroyedByAgent: { step: outcome.destroyedByAgent.step },
+      }),
     }));
   const rates =
     judged.length > 0
@@ -113,6 +128,7 @@ export function summarizeBenchmark(
     ran: outcomes.length,
     finished: scores.length,
     errored,
+    destroyedByAgent,
     judgeFailed,
     fidelity: {
       faithful: recorded.filter(outcome => outcome.fidelity!.faithful).length,
@@ -153,7 +169,7 @@ export function formatSummary(
   const { errored, judgeFailed, notRun, stopReason, shard } = summary;
   if (shard) out(`\nshard ${shard.index}/${shard.count}: ${shard.runs} of ${shard.of} runs\n`);
   out(
-    `\nruns this time: ${summary.ran}, finished: ${summary.finished}, errored: ${errored.length}${notRun.length > 0 ? `, not started: ${notRun.length}` : ''}\n`,
+    `\nruns this time: ${summary.ran}, finished: ${summary.finished}, errored: ${errored.length}${summary.destroyedByAgent.length > 0 ? `, desktop destroyed by the agent: ${summary.destroyedByAgent.length}` : ''}${notRun.length > 0 ? `, not started: ${notRun.length}` : ''}\n`,
   );
   out(
     `fidelity: ${summary.fidelity.faithful} faithful of ${summary.fidelity.recorded} (fidelity.json in each run dir says why not)\n`,
@@ -168,6 +184,14 @@ export function formatSummary(
     for (const run of errored.slice(0, LISTED_ERRORS)) out(`  ${run.label}: ${run.error}\n`);
     if (errored.length > LISTED_ERRORS)
       out(`  … and ${errored.length - LISTED_ERRORS} more (each traj.jsonl ends with its error)\n`);
+  }
+  const { destroyedByAgent } = summary;
+  if (destroyedByAgent.length > 0) {
+    out(
+      `desktops destroyed by the agent (no score; judged on the trajectory up to that step and counted):\n`,
+    );
+    for (const run of destroyedByAgent.slice(0, LISTED_ERRORS))
+      out(`  ${run.label}: after step ${run.step}: ${run.reason}\n`);
   }
   if (stopReason) out(`stopped early: ${stopReason}\n`);
   if (judgeFailed.length > 0) {

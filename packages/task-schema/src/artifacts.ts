@@ -41,6 +41,13 @@ export { fidelityRecord, liveWebUrls, requiredApps } from './fidelity';
 export type { FidelityInput } from './fidelity';
 
 // writing and printing
+export {
+  readTruncatedTransfers,
+  recordTruncatedTransfer,
+  TRUNCATED_TRANSFERS_FILE,
+  truncatedTransfersSchema,
+} from './truncated-transfers';
+export type { TruncatedTransfer } from './truncated-transfers';
 export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
 export { writeArtifact } from './artifact-write';

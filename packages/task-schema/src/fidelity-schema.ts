@@ -91,6 +91,13 @@ export const fidelityRecordSchema = z.object({
    * not record its observations' quality. More than 0 makes the run unfaithful.
    */
   degraded_observations: z.number().int().nonnegative().nullable(),
+  /**
+   * Transfers out of the desktop cut at their cap (truncated_transfers.json): the file holds only
+   * the first bytes. Any makes the run unfaithful. Absent in records written before it existed.
+   */
+  truncated_transfers: z
+    .array(z.object({ file: z.string(), bytes: z.number().int(), cap: z.number().int() }))
+    .optional(),
   faithful: z.boolean(),
   /** Why the run is not faithful; empty when it is. */
   reasons: z.array(z.string()),

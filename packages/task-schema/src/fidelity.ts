@@ -36,6 +36,12 @@ export interface FidelityInput {
   readonly injection?: { readonly vector: string; readonly text: string | null };
   /** Degraded observations counted during the run, when the trajectory records them. */
   readonly degradedObservations?: number | null;
+  /** Transfers out of the desktop cut at their cap (truncated_transfers.json). */
+  readonly truncatedTransfers?: readonly {
+    readonly file: string;
+    readonly bytes: number;
+    readonly cap: number;
+  }[];
 }
 
 /** `related_apps` names, and domains, mapped to one application name. */
@@ -308,6 +314,13 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     );
   }
 
+  const truncated = [...(input.truncatedTransfers ?? [])];
+  for (const cut of truncated) {
+    reasons.push(
+      `${cut.file} was cut at its cap of ${cut.cap} bytes (holds the first ${cut.bytes})`,
+    );
+  }
+
   return {
     version: 1,
     run: input.run,
@@ -321,6 +334,7 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     assets: { downloads: downloads.length, origins, missing: missingDownloads },
     ...(injection && { injection }),
     degraded_observations: degraded,
+    truncated_transfers: truncated,
     faithful: reasons.length === 0,
     reasons,
     notes,

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +111,23 @@ describe('readJsonFile', () => {
       `);
       await writeFile(bad, '{"id": "_x"}');
       expect(await readJsonFile(bad)).toEqual({ ok: true, value: { id: '_x' } });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a FIFO and a device at once (was: a FIFO hung `osharm run`, /dev/zero read for seconds)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'osharm-json-'));
+    try {
+      const fifo = join(dir, 'test_all.json');
+      execFileSync('mkfifo', [fifo]);
+      const started = Date.now();
+      for (const file of [fifo, '/dev/zero']) {
+        const result = await readJsonFile(file);
+        expect(result.ok).toBe(false);
+        if (!result.ok) expect(result.issue.message).toMatch(/not a regular file/);
+      }
+      expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

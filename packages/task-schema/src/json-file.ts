@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { ValidationIssue } from './validation-issue';
 
 /** Result of {@link readJsonFile}: the value, or the one issue saying why there is none. */
@@ -169,27 +170,43 @@ export function parseJsonText(text: string, file: string): JsonFileResult {
   }
 }
 
-/** Reads and parses a JSON file; a missing file or bad JSON becomes an issue naming the file. */
+/** Largest JSON file read (task configs, index files, asset maps are a few KiB to a few MiB). */
+const JSON_FILE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads and parses a JSON file; a missing file or bad JSON becomes an issue naming the file. Only a
+ * regular file is read (opened without blocking, checked on the open descriptor): a FIFO, a device
+ * (`/dev/zero`) or a socket is refused at once, as is a file over 64 MiB.
+ */
 export async function readJsonFile(file: string): Promise<JsonFileResult> {
+  const refuse = (message: string): JsonFileResult => ({
+    ok: false,
+    issue: { severity: 'error', file, path: '$', message },
+  });
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const info = await handle.stat();
+      if (info.isDirectory()) return refuse('is a directory, expected a JSON file');
+      if (!info.isFile()) return refuse('not a regular file (FIFO, device or socket): refused');
+      if (info.size > JSON_FILE_MAX_BYTES)
+        return refuse(
+          `is ${info.size} bytes, over the ${JSON_FILE_MAX_BYTES} byte cap of a JSON file`,
+        );
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return {
-      ok: false,
-      issue: {
-        severity: 'error',
-        file,
-        path: '$',
-        message:
-          code === 'ENOENT'
-            ? 'file not found'
-            : code === 'EISDIR'
-              ? 'is a directory, expected a JSON file'
-              : `cannot read file (${code ?? (error as Error).message})`,
-      },
-    };
+    return refuse(
+      code === 'ENOENT'
+        ? 'file not found'
+        : code === 'EISDIR'
+          ? 'is a directory, expected a JSON file'
+          : `cannot read file (${code ?? (error as Error).message})`,
+    );
   }
   return parseJsonText(text, file);
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lastErrorLine, readRunStatus, UNFINISHED_REASON } from './run-status';
+import { isCountedRun, lastErrorLine, readRunStatus, UNFINISHED_REASON } from './run-status';
 
 const root = mkdtempSync(join(tmpdir(), 'run-status-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -32,6 +32,32 @@ describe('readRunStatus', () => {
       state: 'errored',
       reason: 'os/_a - model call failed after retries: RateLimitError 429',
     });
+  });
+
+  it('environment_destroyed_by_agent: the error line carries the step the desktop died after', async () => {
+    const dir = runDir({
+      'traj.jsonl': `${step}\n{"Error": "os/_a - the desktop stopped answering", "environment_destroyed_by_agent": {"step": 3}}\n`,
+    });
+    const status = await readRunStatus(dir);
+    expect(status).toEqual({
+      state: 'environment_destroyed_by_agent',
+      step: 3,
+      reason: 'os/_a - the desktop stopped answering',
+    });
+    expect(isCountedRun(status)).toBe(true);
+    // a malformed marker is no marker: the run stays errored (uncounted), never invented
+    for (const marker of ['{"step": 0}', '{"step": "3"}', 'true', '{"step": 1.5}']) {
+      const bad = runDir({
+        'traj.jsonl': `{"Error": "x", "environment_destroyed_by_agent": ${marker}}\n`,
+      });
+      expect((await readRunStatus(bad)).state).toBe('errored');
+    }
+    // a result.txt wins: the run finished
+    const finished = runDir({
+      'result.txt': '1',
+      'traj.jsonl': `{"Error": "x", "environment_destroyed_by_agent": {"step": 2}}\n`,
+    });
+    expect(await readRunStatus(finished)).toEqual({ state: 'finished', score: 1 });
   });
 
   it('unfinished: no result.txt, no error line (running, killed, or copied without it)', async () => {

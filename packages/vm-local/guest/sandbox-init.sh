@@ -1,6 +1,6 @@
 #!/bin/bash
 # osharm local desktop: the first process inside the bubblewrap sandbox (see src/local-sandbox.ts).
-# Starts Xvfb, seeds the fresh home, then hands over to a D-Bus session running sandbox-session.sh.
+# Starts Xvfb, seeds the fresh home, then hands over to sandbox-session.sh (the guest server's side).
 # Environment from the provider: OSHARM_GUEST (package dir), OSHARM_NODE, OSHARM_SCREEN (WxHxD),
 # OSHARM_SERVER_ARGS; /run/harness/.token and .env (see local-sandbox.ts).
 set -u
@@ -53,4 +53,5 @@ if ! read -r -t 20 _ <"$fifo"; then
   cat "$XDG_RUNTIME_DIR/osharm/xvfb.log" >&2
   exit 1
 fi
-exec dbus-run-session -- /bin/bash "$OSHARM_GUEST/guest/sandbox-session.sh"
+# The guest server's side goes on there (its session D-Bus is the agent's: agent-session.sh).
+exec /bin/bash "$OSHARM_GUEST/guest/sandbox-session.sh"

@@ -1,15 +1,30 @@
 #!/bin/bash
-# osharm local desktop: inside the sandbox's D-Bus session. Turns on accessibility, starts the window
-# manager and runs the guest server (the sandbox ends when it exits).
+# osharm local desktop: the guest server's side of the sandbox. Starts the system bus, makes the
+# agent's namespace (agent-ns.sh: the session D-Bus, the window manager and every process of the
+# agent's actions run there, where they cannot signal or ptrace anything started here), then runs
+# the guest server (the sandbox ends when it exits).
 set -u
-gsettings set org.gnome.desktop.interface toolkit-accessibility true
-# A dark grey desktop instead of X's black (a wallpaper can be set with change_wallpaper).
-command -v xsetroot >/dev/null && xsetroot -solid '#2c2c2c'
-# The sandbox's own system bus (GNOME Settings' Users panel, GNOME Disks): guest/system.
-# shellcheck source=system/start-system-bus.sh
-command -v dbus-daemon >/dev/null && . "$OSHARM_GUEST/guest/system/start-system-bus.sh"
-openbox >"$XDG_RUNTIME_DIR/osharm/openbox.log" 2>&1 &
+# The session bus lives on the agent's side (agent-session.sh) at this address.
+export DBUS_SESSION_BUS_ADDRESS="unix:path=$XDG_RUNTIME_DIR/bus"
+# shellcheck source=agent-ns.sh
+. "$OSHARM_GUEST/guest/agent-ns.sh"
+# The sandbox's own system bus (GNOME Settings' Users panel, GNOME Disks): guest/system. Started here,
+# so the bus and the services it activates (the polkit and UDisks2 stand-ins) are on the server's
+# side; as-root.sh starts accounts-daemon as root of the agent's sudo namespace (OSHARM_AGENT_NS_PID),
+# the root `sudo` gives. The polkit stand-in is activated now, so it owns its name before the agent
+# could claim it.
+export OSHARM_AGENT_NS_PID="$agent_ns_pid"
+if command -v dbus-daemon >/dev/null; then
+  # shellcheck source=system/start-system-bus.sh
+  . "$OSHARM_GUEST/guest/system/start-system-bus.sh"
+  for _ in $(seq 100); do [ -S /run/dbus/system_bus_socket ] && break; sleep 0.05; done
+  dbus-send --system --print-reply --reply-timeout=5000 --dest=org.freedesktop.PolicyKit1 \
+    /org/freedesktop/PolicyKit1/Authority org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1
+fi
+# (Further server-side helpers start here: outside the agent's namespace, which exists from now on.)
 # OSHARM_LISTEN: the container image listens on TCP instead (guest/container-entrypoint.sh).
 # shellcheck disable=SC2086
 exec "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" ${OSHARM_LISTEN:---socket /run/harness/guest.sock} \
-  --token-file "$XDG_RUNTIME_DIR/osharm/token" --pyautogui system ${OSHARM_SERVER_ARGS:-}
+  --token-file "$XDG_RUNTIME_DIR/osharm/token" --pyautogui system \
+  ${agent_ns_pid:+--agent-ns-pid "$agent_ns_pid"} --recording-path "$XDG_RUNTIME_DIR/osharm/recording.mp4" \
+  ${OSHARM_SERVER_ARGS:-}

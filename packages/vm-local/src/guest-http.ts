@@ -1,11 +1,12 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { basename, extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { DesktopHelper } from './guest-desktop-helper';
+import type { AgentNamespace } from './guest-process';
 import type { ScreenRecorder } from './guest-recording';
 
 /** What every endpoint group shares: the desktop's environment, helpers and limits. */
@@ -18,6 +19,8 @@ export interface GuestContext {
   /** Accessibility walks and terminal reads. */
   readonly a11yHelper: DesktopHelper;
   readonly recorder: ScreenRecorder;
+  /** The agent's namespace: where the agent's actions run (undefined: in the server's own). */
+  readonly agent?: AgentNamespace;
   readonly a11yDeadlineMs: number;
   readonly openFileTimeoutMs: number;
   readonly windowWaitMs: number;
@@ -107,16 +110,52 @@ export function sendText(response: ServerResponse, status: number, text: string)
   response.end(text);
 }
 
+/**
+ * A file a desktop path may hold but the guest never sends: a sparse file (fewer bytes stored than
+ * its size claims — the agent can make a 100 GiB one in no desktop memory) or anything that is not
+ * a regular file (FIFO, device, socket). Allowance: a file may store up to 1 MiB less than its size
+ * (tails, holes a program left); a sparse file past that is refused whole.
+ */
+const SPARSE_ALLOWANCE_BYTES = 1024 * 1024;
+
+/**
+ * Sends a regular file: opened once (never blocking on a FIFO), checked on the open descriptor
+ * (regular, not sparse), and exactly the size it had then is sent, however it grows meanwhile.
+ * @throws {HttpError} 422 for a special or sparse file; Python's `[Errno 21]` for a directory.
+ */
 export async function sendFile(response: ServerResponse, path: string): Promise<void> {
-  const info = await stat(path);
-  if (!info.isFile()) throw new Error(`[Errno 21] Is a directory: '${path}'`);
-  const name = basename(path);
-  response.writeHead(200, {
-    'content-type': mimeTypes[extname(name).toLowerCase()] ?? 'application/octet-stream',
-    'content-length': info.size,
-    'content-disposition': `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
-  });
-  await pipeline(createReadStream(path), response);
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new Error(`[Errno 21] Is a directory: '${path}'`);
+    if (!info.isFile()) {
+      throw new HttpError(422, { error: `not a regular file (FIFO, device or socket): ${path}` });
+    }
+    if (info.blocks * 512 + SPARSE_ALLOWANCE_BYTES < info.size) {
+      throw new HttpError(422, {
+        error: `sparse file refused: ${path} claims ${info.size} bytes and stores ${info.blocks * 512}`,
+      });
+    }
+    const name = basename(path);
+    response.writeHead(200, {
+      'content-type': mimeTypes[extname(name).toLowerCase()] ?? 'application/octet-stream',
+      'content-length': info.size,
+      'content-disposition': `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    });
+    if (info.size === 0) {
+      response.end();
+      return;
+    }
+    const stream = createReadStream('', {
+      fd: handle.fd,
+      start: 0,
+      end: info.size - 1,
+      autoClose: false,
+    });
+    await pipeline(stream, response);
+  } finally {
+    await handle.close();
+  }
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {

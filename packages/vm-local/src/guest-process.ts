@@ -1,5 +1,65 @@
 import { spawn } from 'node:child_process';
 import type { SpawnOptions } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The agent's side of the desktop (docs/packages/vm-local.md "Security model"): a nested user, pid
+ * and mount namespace (guest/agent-ns.sh) whose processes cannot see, signal or ptrace the guest
+ * server, its helpers or the sandbox's init. Every process the agent's actions start runs there.
+ */
+export interface AgentNamespace {
+  /** The pid (in the server's pid namespace) of the agent namespace's init. */
+  readonly pid: number;
+}
+
+/** Where a program would be found (PATH lookup as execvp), or undefined. */
+function findProgram(file: string, env: NodeJS.ProcessEnv): string | undefined {
+  const candidates = file.includes('/')
+    ? [file]
+    : (env.PATH ?? '/usr/bin:/bin').split(':').map(directory => join(directory || '.', file));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (!statSync(candidate).isDirectory()) return candidate;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `argv` as run inside the agent namespace: through nsenter (the server owns the namespace's user
+ * namespace, so it may enter it; nothing there can enter back). A program that does not exist
+ * fails as a direct spawn would (Python's wording), before nsenter is started.
+ * @throws {Error} `[Errno 2] No such file or directory: 'x'` for a program not found.
+ */
+export function agentArgv(
+  argv: readonly string[],
+  namespace: AgentNamespace | undefined,
+  cwd: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string[] {
+  if (!namespace) return [...argv];
+  const [file] = argv;
+  if (!file) throw new Error('empty command');
+  if (!findProgram(file, env)) {
+    const error = Object.assign(new Error(`spawn ${file} ENOENT`), { code: 'ENOENT' });
+    throw new Error(pythonErrorMessage(error, file));
+  }
+  return [
+    '/usr/bin/nsenter',
+    `--target=${namespace.pid}`,
+    '--user',
+    '--pid',
+    '--mount',
+    '--preserve-credentials',
+    `--wd=${cwd ?? '/'}`,
+    '--',
+    ...argv,
+  ];
+}
 
 /** What a finished child process left behind. */
 export interface ProcessResult {
@@ -64,10 +124,19 @@ export function runProcess(
     readonly env?: NodeJS.ProcessEnv;
     readonly mergeStderr?: boolean;
     readonly displayCommand?: string | readonly string[];
+    /** Run on the agent's side (an action of the agent or of the task's setup). */
+    readonly agent?: AgentNamespace;
   },
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const [file, ...args] = argv;
+    let wrapped: string[];
+    try {
+      wrapped = agentArgv(argv, options.agent, options.cwd, options.env ?? process.env);
+    } catch (error) {
+      reject(error as Error);
+      return;
+    }
+    const [file, ...args] = wrapped;
     if (!file) {
       reject(new Error('empty command'));
       return;
@@ -139,10 +208,22 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIG
  */
 export function launchDetached(
   argv: readonly string[],
-  options: { readonly cwd?: string; readonly env?: NodeJS.ProcessEnv },
+  options: {
+    readonly cwd?: string;
+    readonly env?: NodeJS.ProcessEnv;
+    /** Run on the agent's side. */
+    readonly agent?: AgentNamespace;
+  },
 ): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
-    const [file, ...args] = argv;
+    let wrapped: string[];
+    try {
+      wrapped = agentArgv(argv, options.agent, options.cwd, options.env ?? process.env);
+    } catch (error) {
+      reject(error as Error);
+      return;
+    }
+    const [file, ...args] = wrapped;
     if (!file) {
       reject(new Error('empty command'));
       return;

@@ -47,7 +47,7 @@ function argvFor(shell: boolean, command: string | string[]): string[] {
  * (reference/osworld-harness.md §1.2) backed by the local X display, AT-SPI and the shell.
 /** `/execute`, `/execute_with_verification`, `/setup/launch`, `/run_python`, `/run_bash_script`. */
 export function execRoutes(context: GuestContext): Routes {
-  const { env, home } = context;
+  const { env, home, agent } = context;
 
   const execute: Handler = async (request, response) => {
     const body = await readJson(request);
@@ -62,6 +62,7 @@ export function execRoutes(context: GuestContext): Routes {
     }
     try {
       const result = await runProcess(argvFor(shell, command), {
+        agent,
         timeoutMs: 120_000,
         cwd: home,
         env,
@@ -93,6 +94,7 @@ export function execRoutes(context: GuestContext): Routes {
     let result;
     try {
       result = await runProcess(argvFor(shell, command), {
+        agent,
         timeoutMs: 120_000,
         cwd: home,
         env,
@@ -112,6 +114,7 @@ export function execRoutes(context: GuestContext): Routes {
       }
       if (passed && verification.command_success) {
         const check = await runProcess(['/bin/sh', '-c', verification.command_success], {
+          agent,
           timeoutMs: 30_000,
           env,
         }).catch(() => undefined);
@@ -146,7 +149,7 @@ export function execRoutes(context: GuestContext): Routes {
         const body = await readJson(request);
         try {
           const { shell, command } = commandFrom(body, env);
-          await launchDetached(argvFor(shell, command), { cwd: home, env });
+          await launchDetached(argvFor(shell, command), { agent, cwd: home, env });
           const shown =
             typeof command === 'string'
               ? command
@@ -173,6 +176,7 @@ export function execRoutes(context: GuestContext): Routes {
         try {
           await writeFile(file, code);
           const result = await runProcess(['/usr/bin/python3', file], {
+            agent,
             timeoutMs: 30_000,
             cwd: home,
             env,
@@ -244,6 +248,7 @@ export function execRoutes(context: GuestContext): Routes {
         try {
           await writeFile(file, script, { mode: 0o755 });
           const result = await runProcess(['/bin/bash', file], {
+            agent,
             timeoutMs: timeout * 1000,
             cwd,
             env: { ...env, TERM: 'xterm' },

@@ -38,7 +38,9 @@ export function fileRoutes(context: GuestContext): Routes {
         try {
           await sendFile(response, path);
         } catch (error) {
-          if (!response.headersSent)
+          if (error instanceof HttpError && !response.headersSent)
+            sendJson(response, error.status, error.body);
+          else if (!response.headersSent)
             sendJson(response, 500, { error: `Failed to serve file: ${(error as Error).message}` });
           else response.destroy();
         }

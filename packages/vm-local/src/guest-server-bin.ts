@@ -30,6 +30,9 @@ const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) 
   --helper-python P   the python3 the desktop helpers run with (default /usr/bin/python3)
   --tunnel-port PORT  answer "CONNECT 127.0.0.1:PORT" (token required) by piping to that port;
                       repeatable (the local sandbox's CDP and VLC bridges)
+  --agent-ns-pid PID  run the agent's actions (/execute, /run_python, /setup/launch, …) inside the
+                      agent namespace whose init has this pid (guest/agent-ns.sh)
+  --recording-path F  where /start_recording writes (default /tmp/recording.mp4)
   --pyautogui MODE    auto | shim | system: put osharm's pyautogui stand-in on PYTHONPATH for
                       /execute and /run_python (auto = only when "import pyautogui" fails)
   --version, --help`;
@@ -55,6 +58,8 @@ function main(): void {
       bridge: { type: 'string', multiple: true },
       'tunnel-port': { type: 'string', multiple: true },
       'helper-python': { type: 'string' },
+      'agent-ns-pid': { type: 'string' },
+      'recording-path': { type: 'string' },
       pyautogui: { type: 'string', default: 'auto' },
       version: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -90,7 +95,14 @@ function main(): void {
       useShim = true;
     }
   }
+  const agentPid = values['agent-ns-pid'];
+  if (agentPid !== undefined && !/^[1-9]\d*$/.test(agentPid)) {
+    console.error(`osharm-guest-server: --agent-ns-pid wants a pid, got ${agentPid}`);
+    process.exit(2);
+  }
   const guest = createGuestServer({
+    ...(agentPid ? { agentNamespace: { pid: Number(agentPid) } } : {}),
+    ...(values['recording-path'] ? { recordingPath: values['recording-path'] } : {}),
     token: token || undefined,
     guestDir,
     python: values['helper-python'],

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { DesktopHelper } from './guest-desktop-helper';
 import { type GuestContext, HttpError, type Routes, sendJson } from './guest-http';
 import { recordingSettings, ScreenRecorder, type RecordingSettings } from './guest-recording';
-import { killGroup } from './guest-process';
+import { type AgentNamespace, killGroup } from './guest-process';
 import { execRoutes } from './guest-routes-exec';
 import { fileRoutes } from './guest-routes-files';
 import { screenRoutes } from './guest-routes-screen';
@@ -43,6 +43,12 @@ export interface GuestServerOptions {
   readonly windowWaitMs?: number;
   /** Upper bound of `/setup/open_file`'s wait for a window in ms (upstream: 1800 s). @default 60000 */
   readonly openFileTimeoutMs?: number;
+  /**
+   * The agent's namespace (guest/agent-ns.sh): `/execute`, `/run_python`, `/run_bash_script`,
+   * `/setup/launch` and `/setup/open_file` start their processes there. Undefined: in the server's
+   * own namespace (no boundary; a server run by hand, tests of the protocol).
+   */
+  readonly agentNamespace?: AgentNamespace;
   /** Environment for commands and helpers. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** Log sink for server-side problems. @default writes to stderr */
@@ -122,6 +128,7 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
     screenHelper,
     a11yHelper,
     recorder,
+    ...(options.agentNamespace ? { agent: options.agentNamespace } : {}),
     a11yDeadlineMs,
     openFileTimeoutMs,
     windowWaitMs,

@@ -10,6 +10,7 @@ export type { DesktopCapacity } from './local-capacity';
 export { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
 export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './local-requirements';
 export { localVscode, vscodeWebBuildDir } from './local-vscode';
+export { slirp4netnsPath } from './sandbox-network';
 export type { LocalVscode } from './local-vscode';
 
 // guest server (also the `osharm-guest-server` bin)

@@ -13,7 +13,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
-import { post, postJson, sh, skipReason, waitFor } from './__fixtures__/local-desktop-fixture';
+import {
+  decodePng,
+  multipart,
+  post,
+  postJson,
+  sh,
+  skipReason,
+  waitFor,
+} from './__fixtures__/local-desktop-fixture';
+import { guestRequest } from './local-guest-request';
 import { createLocalProvider } from './local-provider';
 import { packageRoot } from './local-sandbox';
 
@@ -196,12 +205,85 @@ describe.skipIf(skipReason !== undefined).each(variants)(
       expect(attempts.every(attempt => attempt.granted)).toBe(true);
     });
 
-    it('sudo rm -rf /, rm -rf / and kill -9 -1 inside end the sandbox, never the host; revert starts clean', async () => {
+    // As root with `hostUid: null` bwrap runs privileged: its /proc has read-only overmounts
+    // (/proc/sys …), and the kernel refuses a new proc mount under them in a nested user namespace,
+    // so the agent's namespace cannot be made there (docs: "What remains").
+    const boundary = hostUid !== null || process.getuid?.() !== 0;
+    it.skipIf(!boundary)(
+      'the agent cannot see, signal, stop or ptrace the guest server, its helpers or the init',
+      async () => {
+        // Everything /execute starts is on the agent's side: its own pid namespace, where the server,
+        // Xvfb, the helpers and the sandbox's init have no pid; pid 1 is the agent namespace's init.
+        const seen = await sh(
+          endpoint,
+          'ps -eo pid,comm --no-headers; cat /proc/1/cmdline | tr "\\0" " "',
+        );
+        expect(seen.output).toContain('agent-init.py');
+        expect(seen.output).not.toMatch(/\b(node|Xvfb|bwrap)\b/);
+        // The server's private files (token, recording, logs) and its socket are masked.
+        const masked = await sh(
+          endpoint,
+          'find "$XDG_RUNTIME_DIR/osharm" /run/harness -mindepth 1 | wc -l; touch "$XDG_RUNTIME_DIR/osharm/x" 2>&1',
+        );
+        expect(masked.output.split('\n')[0]).toBe('0');
+        expect(masked.output + masked.error).toMatch(/Read-only file system/);
+        // Signals and ptrace against pid 1, as the user and as sudo's root.
+        const attack = await sh(
+          endpoint,
+          [
+            'kill -STOP 1; kill -9 1; echo password | sudo -S kill -9 1 2>/dev/null',
+            'grep State /proc/1/status',
+            `/usr/bin/python3 -c 'import ctypes, os; r = ctypes.CDLL(None, use_errno=True).ptrace(16, 1, 0, 0); print("ptrace", r, os.strerror(ctypes.get_errno()))'`,
+            `echo password | sudo -S /usr/bin/python3 -c 'import ctypes, os; r = ctypes.CDLL(None, use_errno=True).ptrace(16, 1, 0, 0); print("root-ptrace", r)' 2>/dev/null`,
+          ].join('; '),
+        );
+        expect(attack.output).toMatch(/State:\s+S/);
+        expect(attack.output).toContain('ptrace -1 Operation not permitted');
+        expect(attack.output).toContain('root-ptrace -1');
+      },
+    );
+
+    it('sudo rm -rf /, rm -rf / and kill -9 -1 (also as sudo) leave the guest answering, never touch the host; revert starts clean', async () => {
       await post(endpoint, '/setup/launch', {
-        command: `sleep 0.2; echo password | sudo -S rm -rf --no-preserve-root / >/dev/null 2>&1; rm -rf --no-preserve-root / >/dev/null 2>&1; for t in ${canaries.join(' ')}; do rm -rf "$t"; done; kill -9 -1`,
+        command: `sleep 0.2; echo password | sudo -S rm -rf --no-preserve-root / >/dev/null 2>&1; rm -rf --no-preserve-root / >/dev/null 2>&1; for t in ${canaries.join(' ')}; do rm -rf "$t"; done; echo password | sudo -S kill -9 -1; kill -9 -1`,
         shell: true,
       });
-      await waitFor(async () => provider.endpoint() === undefined, 60_000, 'the sandbox to end');
+      if (!boundary) {
+        // without the agent's namespace (see above) the attack ends the sandbox, never the host
+        await waitFor(async () => provider.endpoint() === undefined, 150_000, 'the sandbox to end');
+      } else {
+        await waitFor(
+          async () => {
+            // (not /execute: its working directory, the home, is gone)
+            const left = await post(endpoint, '/run_bash_script', {
+              script: 'ps -eo comm --no-headers',
+              working_dir: '/',
+            });
+            const text = left.body.toString();
+            return left.status === 200 && !/openbox|dbus-daemon|sleep|sudo|rm/.test(text);
+          },
+          150_000,
+          "the agent's processes to be gone",
+        );
+        expect(provider.endpoint()).toBeDefined();
+        // The guest still answers: screenshots (a first one may be slow on a loaded machine),
+        // commands (the home it deleted made again by an upload).
+        expect((await guestRequest(endpoint, '/platform')).body.toString()).toBe('Linux');
+        let screenshot = await guestRequest(endpoint, '/screenshot');
+        for (let retry = 0; retry < 2 && screenshot.status !== 200; retry++)
+          screenshot = await guestRequest(endpoint, '/screenshot');
+        expect(screenshot.status, screenshot.body.toString().slice(0, 200)).toBe(200);
+        expect(decodePng(screenshot.body).width).toBeGreaterThan(0);
+        const upload = await guestRequest(endpoint, '/setup/upload', {
+          method: 'POST',
+          body: multipart(
+            { file_path: '/home/user/alive.txt' },
+            { field: 'file_data', name: 'alive.txt', data: Buffer.from('alive\n') },
+          ),
+        });
+        expect(upload.status).toBe(200);
+        expect((await sh(endpoint, 'cat ~/alive.txt')).output).toBe('alive\n');
+      }
       expectHostUntouched();
       const fresh = await provider.revert();
       const home = await sh(fresh, 'ls -A /home/user; cat /home/user/README_RANSOM.txt 2>&1');
@@ -209,6 +291,6 @@ describe.skipIf(skipReason !== undefined).each(variants)(
       expect(home.output).toContain('Desktop');
       expect(home.output).toContain('No such file');
       expect(await provider.sudoAttempts()).toEqual([]);
-    });
+    }, 360_000);
   },
 );

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 
 // Opt-in network for a sandbox (`network: true`): user-mode networking by slirp4netns (Debian's
@@ -13,9 +13,16 @@ export const SLIRP_DNS = '10.0.2.3';
 /** Where slirp4netns is looked for. */
 const SLIRP_CANDIDATES = ['/usr/bin/slirp4netns', '/usr/local/bin/slirp4netns'];
 
-/** The slirp4netns binary, or undefined when it is not installed. */
+/** The slirp4netns binary (an executable regular file), or undefined when it is not installed. */
 export function slirp4netnsPath(): string | undefined {
-  return SLIRP_CANDIDATES.find(path => existsSync(path));
+  return SLIRP_CANDIDATES.find(path => {
+    try {
+      accessSync(path, constants.X_OK);
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The text of the sandbox's /etc/resolv.conf when the network is on. */

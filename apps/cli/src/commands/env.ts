@@ -10,6 +10,14 @@ const port = (value: string) => {
   return parsed;
 };
 
+/** A screen dimension Xvfb can make: an integer of pixels within [min, max]. */
+const pixels = (min: number, max: number) => (value: string) => {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value.trim()) || parsed < min || parsed > max)
+    throw new InvalidArgumentError(`must be an integer from ${min} to ${max} (pixels)`);
+  return parsed;
+};
+
 /** `osharm env up`: one local desktop for manual poking, up until interrupted. */
 export function envCommand(run: CliRun, options: { signal?: AbortSignal } = {}): Command {
   const io = run.io;
@@ -17,8 +25,8 @@ export function envCommand(run: CliRun, options: { signal?: AbortSignal } = {}):
     .description('start one local sandboxed desktop and keep it up until interrupted (Ctrl-C)')
     .option('--json', 'print one JSON line {"url", "token", "socket"} instead of the human text')
     .option('--port <port>', 'loopback TCP port of the guest server (0 = any free port)', port, 0)
-    .option('--screen-width <px>', 'screen width', Number, 1920)
-    .option('--screen-height <px>', 'screen height', Number, 1080)
+    .option('--screen-width <px>', 'screen width (320 to 7680)', pixels(320, 7680), 1920)
+    .option('--screen-height <px>', 'screen height (200 to 4320)', pixels(200, 4320), 1080)
     .addHelpText(
       'after',
       `
@@ -53,12 +61,27 @@ The guest server speaks upstream OSWorld's protocol and requires the token on ev
                 `  screen: ${flags.screenWidth}×${flags.screenHeight}\nPress Ctrl-C to stop it.\n`,
             );
           }
-          await new Promise<void>(resolve => {
-            const stop = () => resolve();
+          // Up until interrupted — or until the desktop dies, which is said at once (exit 1).
+          const died = await new Promise<boolean>(resolve => {
+            const watch = setInterval(() => {
+              if (provider.endpoint() === undefined) finish(true);
+            }, 1_000);
+            const finish = (dead: boolean) => {
+              clearInterval(watch);
+              process.off('SIGINT', stop);
+              process.off('SIGTERM', stop);
+              resolve(dead);
+            };
+            const stop = () => finish(false);
             process.once('SIGINT', stop);
             process.once('SIGTERM', stop);
             options.signal?.addEventListener('abort', stop, { once: true });
           });
+          if (died) {
+            io.stderr(`osharm env up: the local desktop ended (its sandbox exited)\n`);
+            await provider.stop();
+            return ExitCode.invalidData;
+          }
           await provider.stop();
           if (!flags.json) io.stdout('local desktop stopped\n');
           return ExitCode.ok;

@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +12,7 @@ import { AER, STANDARD_RUNS, writeResultsTree } from './results-tree-fixture';
 import { startView, viewCommand } from './view';
 
 let tmp: string;
+const bin = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'osharm-cli-view-'));
@@ -64,6 +68,26 @@ describe('osharm view', () => {
     expect(await runCli(['view', 'nope', '--port', '0'], missing.io)).toBe(2);
     expect(missing.stderr).toMatch(/^error: results dir not found: /);
   });
+
+  it('a port already taken: one error, exit 2, and the process ends (was: it never exited)', async () => {
+    const taken = createServer();
+    await new Promise<void>(resolve => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      const started = Date.now();
+      const child = spawnSync(
+        process.execPath,
+        [bin, 'view', join(tmp, 'results'), '--port', port],
+        // a process that never exits is killed at the timeout: signal set, the test fails
+        { encoding: 'utf8', timeout: 90_000 },
+      );
+      expect(child.signal, `still running after ${Date.now() - started} ms`).toBeNull();
+      expect(child.status).toBe(ExitCode.usage);
+      expect(child.stderr).toMatch(/^error: .*EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
+  }, 120_000);
 
   it('documents itself', async () => {
     const io = createTestIo(tmp);

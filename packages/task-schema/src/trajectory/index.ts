@@ -64,7 +64,13 @@ export { BATCH_RESULTS_FILE, discoverTrajectories, SKIPPED_DIRS } from './discov
 export type { DiscoverOptions } from './discover-trajectories';
 export { readRunFacts, readRunOrigin, runFactsOf } from './run-facts';
 export type { RunFacts } from './run-facts';
-export { lastErrorLine, readRunStatus, UNFINISHED_REASON } from '../run-status';
+export {
+  DESTROYED_BY_AGENT_KEY,
+  isCountedRun,
+  lastErrorLine,
+  readRunStatus,
+  UNFINISHED_REASON,
+} from '../run-status';
 export type { RunStatus } from '../run-status';
 
 // the safe file reader (inside the dir, regular file, capped; screenshots by content)

@@ -2,6 +2,7 @@ import { appendFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write';
 import { toPythonJson } from '../python-json';
+import { DESTROYED_BY_AGENT_KEY } from '../run-status';
 import {
   SETUP_WARNINGS_FILE,
   type SetupDownloadEntry,
@@ -153,8 +154,16 @@ export class TrajectoryWriter {
   }
 
   /** Appends an `{"Error": …}` line, as upstream does when a run raises. */
-  async addError(message: string): Promise<void> {
-    await appendFile(join(this.dir, 'traj.jsonl'), `${toPythonJson({ Error: message })}\n`);
+  /**
+   * The run's error line (upstream's `{"Error": …}`); with `destroyedAtStep`, osharm's marker of a
+   * desktop the agent destroyed after that step's actions (RunStatus `environment_destroyed_by_agent`).
+   */
+  async addError(message: string, options: { destroyedAtStep?: number } = {}): Promise<void> {
+    const line =
+      options.destroyedAtStep !== undefined
+        ? { Error: message, [DESTROYED_BY_AGENT_KEY]: { step: options.destroyedAtStep } }
+        : { Error: message };
+    await appendFile(join(this.dir, 'traj.jsonl'), `${toPythonJson(line)}\n`);
   }
 
   /**

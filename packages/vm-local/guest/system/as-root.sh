@@ -7,6 +7,13 @@
 # (common.sh is not written for set -u)
 # shellcheck source=../sudo/common.sh
 . /opt/osharm/vm-local/guest/sudo/common.sh
+# Activated by the system bus on the server's side: the root namespace `sudo` gives is the agent
+# namespace's (guest/agent-ns.sh), so enter that first (its pids are the ones holder.pid names).
+if [ -n "${OSHARM_AGENT_NS_PID:-}" ] &&
+  [ "$(readlink /proc/self/ns/pid)" != "$(readlink "/proc/$OSHARM_AGENT_NS_PID/ns/pid" 2>/dev/null)" ]; then
+  exec nsenter --target "$OSHARM_AGENT_NS_PID" --user --pid --mount --preserve-credentials --wd=/ -- \
+    /bin/bash "$0" "$@"
+fi
 holder="$(osharm_root_holder)" || exit 1
 exec nsenter --target "$holder" --user --mount --preserve-credentials --wd=/ -- \
   unshare --mount --propagation slave -- /bin/bash -c '
