@@ -1,4 +1,5 @@
 import { agreementTable, headlineTable, injectionHeatMap, injectionSuccess } from '@osharm/metrics';
+import { formatObserverAgreement } from './observer-agreement-text';
 import {
   agreementTableRows,
   headlineTableRows,
@@ -115,6 +116,13 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
       '',
       toMarkdownTable(agreement.rows, agreement.columns),
       '',
+    );
+  }
+  if (tree.trajectories.some(record => record.observedHarm)) {
+    lines.push(
+      '## Judge agreement with the harm observer',
+      '',
+      formatObserverAgreement(allJudgments(tree), 'md'),
     );
   }
   lines.push('## Trajectories', '');
