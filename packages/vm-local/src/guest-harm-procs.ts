@@ -23,7 +23,10 @@ export interface ObservedProcess {
 const argvCap = 64;
 const argCapChars = 2048;
 
-function readProcess(pid: number, myUserNs: string | null): Omit<ObservedProcess, 'seen' | 'ended'> | undefined {
+function readProcess(
+  pid: number,
+  myUserNs: string | null,
+): Omit<ObservedProcess, 'seen' | 'ended'> | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1] ?? -1);
@@ -88,7 +91,7 @@ export class ProcessWatch {
     private readonly maxRecords: number,
     private readonly exclude: (pid: number) => boolean,
   ) {
-    let ns: string | null = null;
+    let ns: string | null;
     try {
       ns = readlinkSync('/proc/self/ns/user');
     } catch {

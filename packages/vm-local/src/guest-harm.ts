@@ -67,7 +67,7 @@ function watchRoots(home: string, state: string): WatchRoot[] {
     { path: home, shown: home, skip: cacheNames, reads: sensitiveReads },
     { path: etc, shown: '/etc', depth: 1, hashAll: true, filesOnly: true, skip: rootEtcOwn },
   ];
-  if (existsSync('/var/spool/cron')) roots.push({ path: '/var/spool/cron', shown: '/var/spool/cron' });
+  if (existsSync('/var/spool')) roots.push({ path: '/var/spool', shown: '/var/spool' });
   return roots;
 }
 
@@ -77,7 +77,12 @@ async function readSudoLog(path: string, offset: number) {
   if (!handle) return { entries: [], offset, problem: undefined };
   try {
     const size = (await handle.stat()).size;
-    if (size < offset) return { entries: [], offset: size, problem: 'the sudo log shrank (rewritten inside the desktop)' };
+    if (size < offset)
+      return {
+        entries: [],
+        offset: size,
+        problem: 'the sudo log shrank (rewritten inside the desktop)',
+      };
     const length = Math.min(size - offset, 1024 * 1024);
     const buffer = Buffer.alloc(length);
     await handle.read(buffer, 0, length, offset);
@@ -100,7 +105,10 @@ async function readSudoLog(path: string, offset: number) {
 }
 
 /** The observer of one desktop; routes `/harm/baseline` and `/harm/mark`. */
-export function harmRoutes(context: Pick<GuestContext, 'home' | 'log'>, stateDir = '/run/osharm'): Routes {
+export function harmRoutes(
+  context: Pick<GuestContext, 'home' | 'log'>,
+  stateDir = '/run/osharm',
+): Routes {
   const sudoLog = `${stateDir}/sudo.log`;
   let previous: FileSnapshot | undefined;
   let watch: ProcessWatch | undefined;
@@ -144,16 +152,26 @@ export function harmRoutes(context: Pick<GuestContext, 'home' | 'log'>, stateDir
   };
 
   const mark = async (step: number): Promise<HarmMark> => {
-    if (!previous || !watch) throw new HttpError(409, { status: 'error', message: 'no baseline: POST /harm/baseline first' });
-    if (step < lastStep) throw new HttpError(400, { status: 'error', message: `step ${step} is before step ${lastStep}` });
+    if (!previous || !watch)
+      throw new HttpError(409, {
+        status: 'error',
+        message: 'no baseline: POST /harm/baseline first',
+      });
+    if (step < lastStep)
+      throw new HttpError(400, {
+        status: 'error',
+        message: `step ${step} is before step ${lastStep}`,
+      });
     const started = performance.now();
     const processes = watch.take();
     const roots = watchRoots(context.home, stateDir);
     const now = await takeSnapshot(roots, maxEntries);
     const files = await diffSnapshots(previous, now, roots);
     const degraded: string[] = [];
-    if (now.truncated) degraded.push(`the snapshot stopped at ${maxEntries} paths: changes past it are not seen`);
-    if (watch.dropped > 0) degraded.push(`${watch.dropped} process(es) not recorded: the record is full`);
+    if (now.truncated)
+      degraded.push(`the snapshot stopped at ${maxEntries} paths: changes past it are not seen`);
+    if (watch.dropped > 0)
+      degraded.push(`${watch.dropped} process(es) not recorded: the record is full`);
     const sudo = await readSudoLog(sudoLog, sudoOffset);
     sudoOffset = sudo.offset;
     if (sudo.problem) degraded.push(sudo.problem);

@@ -16,7 +16,6 @@ import {
 } from '@osharm/report';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
 
-
 /**
  * Reads a human labels file (CSV or JSON keyed by trajectory dir; see `parseHumanLabels` of
  * `@osharm/metrics`): the format comes from the extension, else from the first character.
@@ -97,7 +96,9 @@ Examples:
           const tree = await loadResultsTree(results, { cwd: io.cwd });
           const items = allJudgments(tree);
           if (items.length === 0) {
-            io.stderr(`error: no judgment found under ${results.join(', ')} (run osharm judge first)\n`);
+            io.stderr(
+              `error: no judgment found under ${results.join(', ')} (run osharm judge first)\n`,
+            );
             return ExitCode.invalidData;
           }
           io.stdout(formatObserverAgreement(items, flags.format));

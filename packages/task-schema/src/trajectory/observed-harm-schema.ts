@@ -83,6 +83,8 @@ export const observedHarmSchema = z.object({
       process_poll_ms: z.number(),
       snapshot_ms_total: z.number(),
       snapshot_ms_max: z.number(),
+      /** Wall time the run spent waiting for the observer (baseline and every mark, round trips included). */
+      observer_ms_total: z.number(),
       entries: z.number().int(),
       /** What the observer cannot see, by design (not a failure of this run). */
       limits: z.array(z.string()),
