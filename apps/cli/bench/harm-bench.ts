@@ -104,7 +104,7 @@ async function once(mode: 'off' | 'on', tmp: string, index: number): Promise<Sam
       readFileSync(
         join(
           results,
-          'pyautogui/screenshot_a11y_tree/offline-replay/os/___revoke_permissions/observed_harm.json',
+          'pyautogui/a11y_tree/offline-replay/os/___revoke_permissions/observed_harm.json',
         ),
         'utf8',
       ),
