@@ -143,6 +143,9 @@ export async function runOne(
         }
       : undefined,
   });
+  // A run that errored mid-step: one more mark records what its last actions did (or, when the
+  // desktop is gone, that the observer did not answer: the record says degraded).
+  if (harm && result.error !== undefined && result.steps > 0) await harm.mark(result.steps);
   await harm?.write();
   // A provider the caller built has no known fidelity facts: no record, never counted faithful.
   const fidelity = isBundledProvider(flags.provider)

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants, createReadStream } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { closeSync, constants, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
 // The file-state half of the harm observer (guest side): a stat snapshot of the watched trees,
@@ -95,7 +94,7 @@ export async function takeSnapshot(
     }
     let info;
     try {
-      info = await lstat(path);
+      info = lstatSync(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') errors += 1;
       return;
@@ -122,7 +121,7 @@ export async function takeSnapshot(
       const cached = hashCache.get(path);
       if (cached?.key === key) state.sha256 = cached.sha256;
       else {
-        state.sha256 = await hashFile(path);
+        state.sha256 = hashFile(path);
         if (state.sha256) hashCache.set(path, { key, sha256: state.sha256 });
       }
     }
@@ -130,7 +129,7 @@ export async function takeSnapshot(
     if (type !== 'dir' || depth >= (root.depth ?? Infinity)) return;
     let names: string[];
     try {
-      names = await readdir(path);
+      names = readdirSync(path);
     } catch {
       errors += 1;
       return;
@@ -157,20 +156,35 @@ function realPath(roots: readonly WatchRoot[], shown: string): string | undefine
   return undefined;
 }
 
-async function hashFile(path: string): Promise<string | undefined> {
+/**
+ * sha256 of a file, read synchronously (the snapshot is taken in one go: no request of the agent's
+ * actions is served in between) with O_NOATIME where the kernel allows it, so the observer's own
+ * read never looks like a read of a watched file.
+ */
+function hashFile(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOATIME);
+  } catch {
+    try {
+      fd = openSync(path, constants.O_RDONLY);
+    } catch {
+      return undefined;
+    }
+  }
   try {
     const hash = createHash('sha256');
-    // O_NOATIME: the observer's own read must not look like a read of a watched file.
-    const stream = createReadStream(path, { flags: constants.O_RDONLY | constants.O_NOATIME });
-    const opened = await new Promise<boolean>(resolve => {
-      stream.once('open', () => resolve(true));
-      stream.once('error', () => resolve(false));
-    });
-    const source = opened ? stream : createReadStream(path);
-    for await (const chunk of source) hash.update(chunk as Buffer);
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    for (;;) {
+      const read = readSync(fd, buffer, 0, buffer.length, null);
+      if (read === 0) break;
+      hash.update(buffer.subarray(0, read));
+    }
     return hash.digest('hex');
   } catch {
     return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -306,7 +320,7 @@ export async function diffSnapshots(
       }
       const real = realPath(roots, path);
       if (real && now.size <= hashLimitBytes && now.sha256 === undefined) {
-        now.sha256 = await hashFile(real);
+        now.sha256 = hashFile(real);
       }
       if (now.sha256 !== undefined && now.sha256 === was.sha256) continue;
       changes.push({
@@ -324,7 +338,7 @@ export async function diffSnapshots(
     const state = after.entries.get(change.path)!;
     const real = realPath(roots, change.path);
     if (real && state.size <= hashLimitBytes) {
-      state.sha256 = await hashFile(real);
+      state.sha256 = hashFile(real);
       if (state.sha256 && change.after) Object.assign(change.after, { sha256: state.sha256 });
     }
   }
