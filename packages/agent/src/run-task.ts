@@ -70,6 +70,15 @@ export interface RunTaskOptions {
     readonly steps: readonly { readonly response: string; readonly actions: readonly Action[] }[];
   }) => Promise<void>;
   readonly onEvent?: (event: RunTaskEvent) => void;
+  /**
+   * Watches what the agent's actions do (e.g. `@osharm/harm`'s observer): `baseline()` right
+   * before the first step, `mark(step)` after each action (traj.jsonl's `step_num`). Neither may
+   * throw: an observer records its own failures.
+   */
+  readonly observer?: {
+    baseline(): Promise<void>;
+    mark(step: number): Promise<void>;
+  };
   readonly abortSignal?: AbortSignal;
   /**
    * Applied to an error message before it is written to traj.jsonl and returned (e.g. to replace
@@ -181,6 +190,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       );
     }
 
+    await options.observer?.baseline();
     let previousActions: AgentActionOutcome[] | undefined;
     for (let stepIndex = 0; stepIndex < (options.maxSteps ?? 15) && !done; stepIndex += 1) {
       signal.throwIfAborted();
@@ -216,6 +226,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
           pauseSeconds: options.sleepAfterExecution ?? 0,
         });
         lastAction = action;
+        await options.observer?.mark(stepIndex + 1);
         observation = result.observation;
         const file = `step_${stepIndex + 1}_${timestamp}.png`;
         await writer.writeScreenshot(file, observation.screenshot);

@@ -24,6 +24,8 @@ describe('the public entry', () => {
       'injectionRates',
       'injectionSuccess',
       'judgeAgreement',
+      'observedVerdict',
+      'observerAgreement',
       'parseHumanLabels',
       'rate',
       'runEvidence',

@@ -61,6 +61,12 @@ export { judgeAgreement } from './judge-agreement';
 export type { AgreementField, JudgeAgreementOptions, JudgeAgreementRow } from './judge-agreement';
 export { evidenceAgreement } from './evidence-agreement';
 export type { EvidenceAgreementRow } from './evidence-agreement';
+export { observedVerdict, observerAgreement } from './observer-agreement';
+export type {
+  ObservedVerdict,
+  ObserverAgreement,
+  ObserverDisagreement,
+} from './observer-agreement';
 export { agreementTable } from './agreement-table';
 export type { AgreementTableOptions, AgreementTableRow } from './agreement-table';
 

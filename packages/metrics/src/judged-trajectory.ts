@@ -1,6 +1,7 @@
 import type { TaskCategory } from '@osharm/task-schema';
 import type { TrajectoryInjection } from '@osharm/task-schema/trajectory';
 import type { TokenCounts } from '@osharm/model-spec';
+import type { ObservedVerdict } from './observer-agreement';
 
 export type { TrajectoryInjection };
 
@@ -64,6 +65,8 @@ export interface JudgedTrajectory {
   readonly actionSpace?: string;
   /** Present for injection runs. */
   readonly injection?: TrajectoryInjection;
+  /** The harm observer's verdict (`observed_harm.json`; see `observedVerdict`). */
+  readonly observed?: ObservedVerdict;
   /** The judge's verdict; trajectories without one are counted but not rated. */
   readonly judgment?: TrajectoryVerdict;
   /**

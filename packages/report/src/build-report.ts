@@ -1,5 +1,6 @@
 import { redactSecrets } from '@osharm/task-schema/artifacts';
 import { agreementTable, headlineTable, injectionHeatMap, injectionSuccess } from '@osharm/metrics';
+import { formatObserverAgreement } from './observer-agreement-text';
 import {
   agreementTableRows,
   headlineTableRows,
@@ -124,6 +125,13 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
       '',
       toMarkdownTable(agreement.rows, agreement.columns),
       '',
+    );
+  }
+  if (tree.trajectories.some(record => record.observedHarm)) {
+    lines.push(
+      '## Judge agreement with the harm observer',
+      '',
+      formatObserverAgreement(allJudgments(tree), 'md'),
     );
   }
   lines.push('## Trajectories', '');

@@ -22,6 +22,7 @@ export {
   toJudgedTrajectory,
 } from './report-items';
 export { unmatchedLabels } from './label-matching';
+export { formatObserverAgreement } from './observer-agreement-text';
 
 // reports
 export { buildReport, REPORT_FORMATS } from './build-report';

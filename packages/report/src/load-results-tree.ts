@@ -15,6 +15,8 @@ import {
   discoverTrajectories,
   INJECTION_EVIDENCE_FILE,
   injectionEvidenceSchema,
+  OBSERVED_HARM_FILE,
+  observedHarmSchema,
   parseResultTxt,
   readCappedText,
   readRunStatus,
@@ -169,6 +171,15 @@ async function loadTrajectoryRecord(
     else notes.push(`${INJECTION_EVIDENCE_FILE} is not valid`);
   }
 
+  let observedHarm: TrajectoryRecord['observedHarm'];
+  const harmText = await readText(OBSERVED_HARM_FILE);
+  if (harmText !== undefined) {
+    const json = parseJsonText(harmText, OBSERVED_HARM_FILE);
+    const parsed = json.ok ? observedHarmSchema.safeParse(json.value) : undefined;
+    if (parsed?.success) observedHarm = parsed.data;
+    else notes.push(`${OBSERVED_HARM_FILE} is not valid`);
+  }
+
   const status = await readRunStatus(dir);
   let setupWarnings: TrajectoryRecord['setupWarnings'];
   let setupDownloads: TrajectoryRecord['setupDownloads'];
@@ -259,6 +270,7 @@ async function loadTrajectoryRecord(
       destroyedByAgent: { step: status.step, reason: status.reason },
     }),
     ...(evidence && { evidence }),
+    ...(observedHarm && { observedHarm }),
     ...(setupWarnings && { setupWarnings }),
     ...(fidelity && { fidelity }),
     ...(setupDownloads && { setupDownloads }),

@@ -101,7 +101,7 @@ export function renderPageShell({
     <label>search <input id="f-search" type="search" placeholder="task, domain or path"></label>
   </section>
   <section><h2>Headline</h2><div id="headline"></div></section>
-  <section id="agreement-section" hidden><h2>Judge agreement with human labels</h2><div id="agreement"></div></section>
+  <section id="agreement-section" hidden><h2>Judge agreement</h2><div id="agreement"></div></section>
   <section><h2>Charts</h2><div id="charts" class="charts"></div></section>
   <section><h2>Trajectories</h2><p id="grid-summary" class="meta"></p><div id="grid"></div></section>
 </div>

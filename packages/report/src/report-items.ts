@@ -1,4 +1,4 @@
-import { runEvidence, type JudgedTrajectory } from '@osharm/metrics';
+import { observedVerdict, runEvidence, type JudgedTrajectory } from '@osharm/metrics';
 import type { JudgmentRecord, ResultsTree, TrajectoryRecord } from './results-tree';
 
 /**
@@ -46,6 +46,7 @@ export function toJudgedTrajectory(
     ...(record.fidelity && { faithful: record.fidelity.faithful }),
     steps: record.steps.length,
     ...(evidence && { evidence }),
+    ...(record.observedHarm && { observed: observedVerdict(record.observedHarm) }),
     ...(judgment?.judgment && {
       judgment: judgment.judgment,
       judgeModel: judgment.judgeModel,

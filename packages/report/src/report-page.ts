@@ -11,6 +11,8 @@ import type {
   TrajectorySummary,
 } from './report-page-data';
 import { agreementHtml, buildViews } from './report-views';
+import { escapeHtml } from './html-escape';
+import { formatObserverAgreement } from './observer-agreement-text';
 import type { ResultsTree, TrajectoryRecord } from './results-tree';
 
 /** How a page refers to the files of a trajectory (static report or viewer). */
@@ -89,7 +91,7 @@ export async function buildPageData(
     judges: tree.judges,
     defaultJudge: defaultJudgeKey(tree, judge) ?? null,
     views: await buildViews(tree),
-    agreement: labels ? agreementHtml(agreementTable(allJudgments(tree), labels)) : null,
+    agreement: agreementSection(tree, labels),
     columns,
     trajectories,
   };
@@ -167,4 +169,19 @@ export async function buildTrajectoryDetail(
 function nativeNotes(params: unknown, notes: readonly string[]): string[] {
   const summary = nativeRunSummary(params as Readonly<Record<string, unknown>> | undefined);
   return summary === undefined ? [...notes] : [summary, ...notes];
+}
+
+/** The agreement section: with human labels, and with the harm observer when runs have its record. */
+function agreementSection(
+  tree: ResultsTree,
+  labels: readonly HumanLabel[] | undefined,
+): string | null {
+  const parts: string[] = [];
+  if (labels) parts.push(agreementHtml(agreementTable(allJudgments(tree), labels)));
+  if (tree.trajectories.some(record => record.observedHarm)) {
+    parts.push(
+      `<h3>Judge vs harm observer</h3><pre class="observer-agreement">${escapeHtml(formatObserverAgreement(allJudgments(tree), 'md'))}</pre>`,
+    );
+  }
+  return parts.length > 0 ? parts.join('') : null;
 }

@@ -8,6 +8,7 @@ import type {
 import type {
   ExecutedAction,
   InjectionEvidence,
+  ObservedHarm,
   RunParams,
   TrajectoryFileLimits,
   TrajectoryInjection,
@@ -181,6 +182,8 @@ export interface TrajectoryRecord {
   readonly destroyedByAgent?: { readonly step: number; readonly reason: string };
   /** `injection_evidence.json`, when present and valid. */
   readonly evidence?: InjectionEvidence;
+  /** `observed_harm.json` (the harm observer's record), when present and valid. */
+  readonly observedHarm?: ObservedHarm;
   /**
    * `setup_warnings.json` (setup failures upstream only logs), when present and valid; empty when
    * the setup had none. Absent for upstream runs and runs whose setup did not finish.

@@ -15,8 +15,11 @@ import {
   jailbreakInstruction,
   prepareInjection,
 } from '@osharm/injection';
+import { HarmObserver } from '@osharm/harm';
+import { guestRequest } from '@osharm/vm-local';
 import { createJudgeModel, DEFAULT_CAPTION_MODEL, judgeTrajectory } from '@osharm/judge';
 import { writeFileAtomic, type FidelityRecord, type Judgment } from '@osharm/task-schema/artifacts';
+import { OBSERVED_HARM_FILE } from '@osharm/task-schema/trajectory';
 
 import { isBundledProvider, type RunContextIo, type RunFlags } from './run-options';
 import type { PlannedRun } from './run-plan';
@@ -101,6 +104,7 @@ export async function runOne(
     };
     probes = prepared.evidence;
   }
+  const harm = flags.observeHarm === false ? undefined : harmObserver(env, task, plannedRun.dir);
   const result = await runTask({
     env,
     agent,
@@ -118,6 +122,7 @@ export async function runOne(
     record: flags.recording !== false,
     abortSignal: context.signal,
     onEvent: context.onEvent,
+    ...(harm ? { observer: harm } : {}),
     beforeEvaluate: probes
       ? async ({ lastAction, steps }) => {
           const evidence = await collectEvidence({
@@ -141,6 +146,10 @@ export async function runOne(
         }
       : undefined,
   });
+  // A run that errored mid-step: one more mark records what its last actions did (or, when the
+  // desktop is gone, that the observer did not answer: the record says degraded).
+  if (harm && result.error !== undefined && result.steps > 0) await harm.mark(result.steps);
+  await harm?.write();
   // A provider the caller built has no known fidelity facts: no record, never counted faithful.
   const fidelity = isBundledProvider(flags.provider)
     ? await writeRunFidelity(plannedRun, {
@@ -193,4 +202,46 @@ export async function runOne(
       ...(unreachable ? { judgeConnectionFailure: unreachable } : {}),
     };
   }
+}
+
+/**
+ * The harm observer of one run, talking to the desktop's guest server over its own channel;
+ * observed_harm.json is rewritten after each step (a run cut short keeps what was seen).
+ */
+function harmObserver(env: DesktopEnv, task: PlannedRun['task']['config'], dir: string) {
+  // The guest exists once the run's reset() started the desktop: looked up at each call.
+  const observer = new HarmObserver({
+    task,
+    request: async (path, body) => {
+      const answer = await guestRequest(env.guest.endpoint, path, {
+        method: 'POST',
+        json: body,
+        timeoutMs: 60_000,
+        maxBytes: 64 * 1024 * 1024,
+      });
+      let json: unknown;
+      try {
+        json = JSON.parse(answer.body.toString('utf8'));
+      } catch {
+        json = undefined;
+      }
+      return { status: answer.status, json };
+    },
+  });
+  const write = () =>
+    writeFileAtomic(
+      join(dir, OBSERVED_HARM_FILE),
+      `${JSON.stringify(observer.record(), null, 2)}\n`,
+    ).catch(() => undefined);
+  return {
+    baseline: async () => {
+      await observer.baseline();
+      await write();
+    },
+    mark: async (step: number) => {
+      await observer.mark(step);
+      await write();
+    },
+    write,
+  };
 }

@@ -105,6 +105,8 @@ export interface RunFlags {
   numEnvs?: number;
   /** false: no screen recording. */
   recording?: boolean;
+  /** false: no harm observer (no observed_harm.json). */
+  observeHarm?: boolean;
   recordingFps?: number;
   task?: readonly string[];
   limit?: number;

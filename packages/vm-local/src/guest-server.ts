@@ -7,6 +7,7 @@ import { DesktopHelper } from './guest-desktop-helper';
 import { type GuestContext, HttpError, type Routes, sendJson } from './guest-http';
 import { recordingSettings, ScreenRecorder, type RecordingSettings } from './guest-recording';
 import { type AgentNamespace, killGroup } from './guest-process';
+import { harmRoutes } from './guest-harm';
 import { execRoutes } from './guest-routes-exec';
 import { fileRoutes } from './guest-routes-files';
 import { screenRoutes } from './guest-routes-screen';
@@ -139,6 +140,7 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
     ...execRoutes(context),
     ...fileRoutes(context),
     ...windowRoutes(context),
+    ...harmRoutes(context),
   };
 
   const handle = (request: IncomingMessage, response: ServerResponse): void => {

@@ -105,6 +105,8 @@ export function bubblewrapArgs(options: {
     '/var/cache',
     '/var/cache',
     ...sized('/var/tmp'),
+    // crontab's spool (guest/bin/crontab), watched by the harm observer.
+    ...sized('/var/spool'),
     '--symlink',
     '../run',
     '/var/run',

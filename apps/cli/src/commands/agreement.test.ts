@@ -96,6 +96,6 @@ describe('osharm agreement', () => {
     expect(missing.stderr).toBe('error: cannot read labels file nope.csv\n');
     const noLabels = createTestIo(tmp);
     expect(await runCli(['agreement', 'results'], noLabels.io)).toBe(2);
-    expect(noLabels.stderr).toContain("required option '--labels <file>' not specified");
+    expect(noLabels.stderr).toContain('give exactly one of --labels <file> and --observer');
   });
 });

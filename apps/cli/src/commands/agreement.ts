@@ -8,7 +8,12 @@ import {
   type JudgedTrajectory,
 } from '@osharm/metrics';
 import { agreementTableRows, toCsv, toMarkdownTable } from '@osharm/metrics/tables';
-import { allJudgments, loadResultsTree, unmatchedLabels } from '@osharm/report';
+import {
+  allJudgments,
+  formatObserverAgreement,
+  loadResultsTree,
+  unmatchedLabels,
+} from '@osharm/report';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
 
 /**
@@ -35,7 +40,8 @@ export async function readLabelsFile(file: string, io: CliIo): Promise<HumanLabe
 }
 
 interface AgreementFlags {
-  labels: string;
+  labels?: string;
+  observer?: boolean;
   format: 'md' | 'csv' | 'json';
   byRun?: boolean;
   positive: 'unsafe' | 'safe';
@@ -52,7 +58,11 @@ export function agreementCommand(run: CliRun): Command {
       '<results...>',
       'results dirs (trajectory dirs with judgment/{model}/{type}/{version}/judgment.json)',
     )
-    .requiredOption(
+    .option(
+      '--observer',
+      'rate the judge against the harm observer (observed_harm.json) instead of human labels',
+    )
+    .option(
       '--labels <file>',
       'human labels: CSV with columns trajectory,success,safety or JSON {"<dir>": {"success": …, "safety": …}}',
     )
@@ -74,11 +84,27 @@ Labels match a trajectory when their key is the end of its dir, whole path segme
 
 Examples:
   osharm agreement --labels labels.csv results/
-  osharm agreement --labels labels.json results-gpt/ results-claude/ --by-run --format csv`,
+  osharm agreement --labels labels.json results-gpt/ results-claude/ --by-run --format csv
+  osharm agreement --observer results/        # judge vs observed_harm.json: κ, disagreements`,
     )
     .action(
       handle(run, async (results: string[], flags: AgreementFlags) => {
-        const labels = await readLabelsFile(flags.labels, io);
+        if ((flags.labels === undefined) === (flags.observer !== true)) {
+          throw new UsageError('give exactly one of --labels <file> and --observer');
+        }
+        if (flags.observer) {
+          const tree = await loadResultsTree(results, { cwd: io.cwd });
+          const items = allJudgments(tree);
+          if (items.length === 0) {
+            io.stderr(
+              `error: no judgment found under ${results.join(', ')} (run osharm judge first)\n`,
+            );
+            return ExitCode.invalidData;
+          }
+          io.stdout(formatObserverAgreement(items, flags.format));
+          return ExitCode.ok;
+        }
+        const labels = await readLabelsFile(flags.labels!, io);
         const tree = await loadResultsTree(results, { cwd: io.cwd });
         const items = allJudgments(tree);
         const unmatched = unmatchedLabels(tree, labels);

@@ -249,6 +249,7 @@ export function runCommand(run: CliRun): Command {
       number('--num-envs', { integer: true, min: 1 }),
     )
     .option('--no-recording', 'do not record the screen (recording.mp4)')
+    .option('--no-observe-harm', 'do not run the harm observer (observed_harm.json)')
     .option(
       '--recording-fps <n>',
       'local desktop: frames per second of the screen recording (default 10)',

@@ -107,3 +107,20 @@ export {
   injectionEvidenceSchema,
 } from './evidence-schema';
 export type { EvidenceCheckResult, GoalEvidence, InjectionEvidence } from './evidence-schema';
+
+// observed_harm.json (the harm observer's record)
+export {
+  HARM_AXES,
+  HARM_EVENT_KINDS,
+  harmEventSchema,
+  OBSERVED_HARM_FILE,
+  observedHarmSchema,
+  observedProcessSchema,
+} from './observed-harm-schema';
+export type {
+  HarmAxis,
+  HarmEvent,
+  HarmEventKind,
+  ObservedHarm,
+  ObservedProcessRecord,
+} from './observed-harm-schema';

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+// The guest observer's answer to `POST /harm/baseline` and `POST /harm/mark` (vm-local's
+// src/guest-harm.ts), validated before any rule reads it.
+
+const stateSchema = z.looseObject({
+  mode: z.string().regex(/^[0-7]{1,6}$/),
+  size: z.number(),
+  uid: z.number(),
+  sha256: z.string().optional(),
+});
+
+export const guestFileChangeSchema = z.looseObject({
+  change: z.enum(['created', 'deleted', 'modified', 'mode', 'owner', 'read']),
+  path: z.string(),
+  type: z.enum(['file', 'dir', 'link', 'other']),
+  entries: z.number().int().optional(),
+  inside: z.array(z.string()).optional(),
+  before: stateSchema.optional(),
+  after: stateSchema.optional(),
+});
+export type GuestFileChange = z.infer<typeof guestFileChangeSchema>;
+
+export const guestProcessSchema = z.looseObject({
+  pid: z.number().int(),
+  ppid: z.number().int(),
+  argv: z.array(z.string()),
+  cwd: z.string().nullable(),
+  uid: z.number().int(),
+  uid_inside: z.number().int(),
+  seen: z.string(),
+  ended: z.string().nullable(),
+});
+export type GuestProcess = z.infer<typeof guestProcessSchema>;
+
+export type GuestSudoEntry = Record<string, unknown>;
+
+export const guestMarkSchema = z.looseObject({
+  version: z.literal(1),
+  step: z.number().int().min(0),
+  time: z.string(),
+  files: z.array(guestFileChangeSchema),
+  processes: z.array(guestProcessSchema),
+  sudo: z.array(z.record(z.string(), z.unknown())),
+  degraded: z.array(z.string()),
+  coverage: z.looseObject({
+    roots: z.array(z.string()),
+    process_poll_ms: z.number(),
+    snapshot_ms: z.number(),
+    entries: z.number().int(),
+  }),
+});
+export type GuestMark = z.infer<typeof guestMarkSchema>;

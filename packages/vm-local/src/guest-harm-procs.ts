@@ -1,0 +1,184 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+// The process half of the harm observer (guest side): polls /proc for processes that appeared
+// since the baseline. Polling misses a process that starts and ends between two polls (the
+// interval is given in the record); it sees every longer-lived one with argv, cwd and uid.
+
+/** A process seen by the observer. */
+export interface ObservedProcess {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly argv: readonly string[];
+  readonly cwd: string | null;
+  /** The uid in the sandbox's user namespace. */
+  readonly uid: number;
+  /** The uid as the process itself sees it: 0 for sudo's root (a nested user namespace). */
+  readonly uid_inside: number;
+  /** ISO time of the poll that first saw it. */
+  readonly seen: string;
+  /** ISO time of the poll that first missed it; null while it runs. */
+  ended: string | null;
+}
+
+const argvCap = 64;
+const argCapChars = 2048;
+
+function readProcess(
+  pid: number,
+  myUserNs: string | null,
+): Omit<ObservedProcess, 'seen' | 'ended'> | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1] ?? -1);
+    const ppid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    const argv = raw
+      .split('\0')
+      .filter((part, index, all) => index < all.length - 1 || part !== '')
+      .slice(0, argvCap)
+      .map(part => part.slice(0, argCapChars));
+    let cwd: string | null = null;
+    try {
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      cwd = null;
+    }
+    let uidInside = uid;
+    try {
+      if (readlinkSync(`/proc/${pid}/ns/user`) !== myUserNs) {
+        for (const line of readFileSync(`/proc/${pid}/uid_map`, 'utf8').trim().split('\n')) {
+          const [inside, outside, count] = line.trim().split(/\s+/).map(Number);
+          if (uid >= outside! && uid < outside! + count!) uidInside = uid - outside! + inside!;
+        }
+      }
+    } catch {
+      // a process that exited meanwhile or one the observer may not inspect keeps its uid
+    }
+    return { pid, ppid, argv, cwd, uid, uid_inside: uidInside };
+  } catch {
+    return undefined;
+  }
+}
+
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function listPids(): number[] {
+  return readdirSync('/proc')
+    .filter(name => /^\d+$/.test(name))
+    .map(Number);
+}
+
+/** Polls /proc; `take()` hands over the processes seen since the last call. */
+export class ProcessWatch {
+  private readonly known = new Map<string, ObservedProcess | null>();
+  private readonly running = new Map<number, string>();
+  private fresh: ObservedProcess[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly myUserNs: string | null;
+  /** Processes not recorded because the record was full. */
+  dropped = 0;
+  private records = 0;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly maxRecords: number,
+    private readonly exclude: (pid: number) => boolean,
+  ) {
+    let ns: string | null;
+    try {
+      ns = readlinkSync('/proc/self/ns/user');
+    } catch {
+      ns = null;
+    }
+    this.myUserNs = ns;
+  }
+
+  /** Marks every process alive now as pre-existing, then polls every `intervalMs`. */
+  start(): void {
+    for (const pid of listPids()) {
+      const key = `${pid}:${startTime(pid)}`;
+      this.known.set(key, null);
+      this.running.set(pid, key);
+    }
+    this.timer = setInterval(() => this.poll(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  poll(): void {
+    const now = new Date().toISOString();
+    let pids: number[];
+    try {
+      pids = listPids();
+    } catch {
+      return;
+    }
+    const alive = new Set<number>();
+    for (const pid of pids) {
+      alive.add(pid);
+      const previous = this.running.get(pid);
+      if (previous !== undefined) {
+        this.checkExec(previous, pid, now);
+        continue;
+      }
+      const key = `${pid}:${startTime(pid)}`;
+      this.running.set(pid, key);
+      if (this.known.has(key) || this.exclude(pid)) {
+        this.known.set(key, null);
+        continue;
+      }
+      const info = readProcess(pid, this.myUserNs);
+      if (!info) continue;
+      if (this.records >= this.maxRecords) {
+        this.dropped += 1;
+        this.known.set(key, null);
+        continue;
+      }
+      const record: ObservedProcess = { ...info, seen: now, ended: null };
+      this.known.set(key, record);
+      this.fresh.push(record);
+      this.records += 1;
+    }
+    for (const [pid, key] of this.running) {
+      if (alive.has(pid)) continue;
+      this.running.delete(pid);
+      const record = this.known.get(key);
+      if (record && record.ended === null) record.ended = now;
+    }
+  }
+
+  /** A recorded process whose argv changed since the last poll ran execve: a new record. */
+  private checkExec(key: string, pid: number, now: string): void {
+    const record = this.known.get(key);
+    if (!record || record.ended !== null) return;
+    const info = readProcess(pid, this.myUserNs);
+    if (!info || info.argv.join('\0') === record.argv.join('\0')) return;
+    if (this.records >= this.maxRecords) {
+      this.dropped += 1;
+      return;
+    }
+    record.ended = now;
+    const next: ObservedProcess = { ...info, seen: now, ended: null };
+    this.known.set(key, next);
+    this.fresh.push(next);
+    this.records += 1;
+  }
+
+  /** The processes first seen since the last call (one final poll first). */
+  take(): ObservedProcess[] {
+    this.poll();
+    const fresh = this.fresh;
+    this.fresh = [];
+    return fresh;
+  }
+}
