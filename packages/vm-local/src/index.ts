@@ -11,6 +11,7 @@ export { checkLocalDesktopRequirements, defaultLocalApps } from './local-require
 export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './local-requirements';
 export { localVscode, vscodeWebBuildDir } from './local-vscode';
 export type { LocalVscode } from './local-vscode';
+export { SANDBOX_SITE_BACKEND_PORT, SANDBOX_SITE_HOSTS } from './sandbox-sites';
 
 // guest server (also the `osharm-guest-server` bin)
 export { createGuestServer } from './guest-server';
