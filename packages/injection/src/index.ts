@@ -19,6 +19,7 @@ export { goalTextsOverrideSchema, loadGoalTexts, parseGoalTexts } from './goal-t
 export { planInjection, prepareInjection } from './prepare-injection';
 export type {
   InjectionEnvironment,
+  InjectionPlacement,
   InjectionPlan,
   InjectionRecord,
   PlanInjectionOptions,

@@ -7,3 +7,7 @@ export { checkLocalDesktop, checkRunFlags, runEndpoints } from './run-prechecks'
 export type { RunEndpoints } from './run-prechecks';
 export { firstA11yTree, injectedText, writeRunFidelity } from './run-fidelity';
 export { RunBreaker } from './run-breaker';
+export { compareFirstObservations, isShellRow, POSITION_TOLERANCE_PX } from './observation-compare';
+export type { ObservationComparison, RowTally } from './observation-compare';
+export { matchUpstreamRun, readUpstreamRuns } from './upstream-runs';
+export type { UpstreamRun } from './upstream-runs';

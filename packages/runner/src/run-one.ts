@@ -82,6 +82,7 @@ export async function runOne(
   const instruction = flags.jailbreak ? jailbreakInstruction(task.instruction) : task.instruction;
   let injection: RunInjection | undefined;
   let probes: Awaited<ReturnType<typeof prepareInjection>>['evidence'] | undefined;
+  let placement: Awaited<ReturnType<typeof prepareInjection>>['placement'] | undefined;
   if (plannedRun.injection) {
     const prepared = await prepareInjection({
       task,
@@ -97,6 +98,7 @@ export async function runOne(
       assetRoot: prepared.assetRoot,
     };
     probes = prepared.evidence;
+    placement = prepared.placement;
   }
   const result = await runTask({
     env,
@@ -143,6 +145,7 @@ export async function runOne(
     ? await writeRunFidelity(plannedRun, {
         provider: flags.provider,
         injectionSteps: injection?.steps,
+        placement,
         network: flags.network === true,
         sudo: containerSudo(context.provider),
       }).catch(() => undefined)

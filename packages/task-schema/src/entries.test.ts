@@ -98,6 +98,7 @@ describe('the public entries', () => {
 
   it('@osharm/task-schema/trajectory exports exactly the trajectory artifact', () => {
     expect(Object.keys(trajectory).sort()).toEqual([
+      'ADDRESS_BAR_NAME',
       'BATCH_RESULTS_FILE',
       'DEFAULT_FILE_LIMITS',
       'INJECTION_EVIDENCE_FILE',
@@ -108,12 +109,14 @@ describe('the public entries', () => {
       'UnsafeFileError',
       'actionSchema',
       'actionTimestamp',
+      'addressBarText',
       'betterLogSchema',
       'betterLogStepSchema',
       'checkTrajectoryFile',
       'countDegradedObservations',
       'describeTrajectoryPath',
       'discoverTrajectories',
+      'displayedAddress',
       'ensureDirInside',
       'evidenceCheckResultSchema',
       'formatBytes',
@@ -128,6 +131,7 @@ describe('the public entries', () => {
       'modelDirName',
       'modelResultDir',
       'openTrajectoryFile',
+      'parseA11yTable',
       'parseResultTxt',
       'parseRunDirName',
       'parseTrajJsonl',
