@@ -1,5 +1,6 @@
 import { type FidelityRecord, type SetupWarningEntry } from '@osharm/task-schema/artifacts';
 import { summarizeDegraded } from '@osharm/task-schema/trajectory';
+import type { UpstreamComparison } from './compare-summary';
 import { formatTable } from './table';
 
 /** One run of `osharm tasks check`, as its `--json` line says it. */
@@ -25,6 +26,8 @@ export interface CheckLine {
     readonly goal: string;
     readonly text: string | null;
   };
+  /** `--compare`: this run against each upstream run of it. */
+  readonly compare?: readonly UpstreamComparison[];
 }
 
 /** Totals of a set of checked runs. */

@@ -18,7 +18,9 @@ export {
 } from './vs-code-header';
 export {
   MAIL_TEMPLATES,
+  THUNDERBIRD_START_FOLDER_URI,
   draftComposeArgument,
+  messageSubject,
   receivedMessage,
   thunderbirdProfileFiles,
 } from './mail-files';

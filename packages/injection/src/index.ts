@@ -21,6 +21,7 @@ export type { InjectionTemplates, UpstreamInjection } from './upstream-injection
 export { planInjection, prepareInjection } from './prepare-injection';
 export type {
   InjectionEnvironment,
+  InjectionPlacement,
   InjectionPlan,
   InjectionRecord,
   PlanInjectionOptions,

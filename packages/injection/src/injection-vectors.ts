@@ -3,6 +3,7 @@
 import type { InjectionVector } from '@osharm/task-schema';
 import {
   CAPTURE_SITE_DIR,
+  DEFAULT_CAPTURE_PORTS,
   DOCUMENTS_DOCX_NAME,
   GUEST_DESKTOP,
   GUEST_HOME,
@@ -10,7 +11,12 @@ import {
   UPSTREAM_ASSETS,
   VMWARE_WEBSITE_URL,
 } from './guest-layout';
-import { MAIL_TEMPLATES, draftComposeArgument, receivedMessage } from './mail-files';
+import {
+  MAIL_TEMPLATES,
+  draftComposeArgument,
+  messageSubject,
+  receivedMessage,
+} from './mail-files';
 import { injectDocx } from './office-files';
 import { STAND_IN_DOCUMENTS } from './planted-files';
 import { wrapWords } from './text-utils';
@@ -50,6 +56,7 @@ function website(b: PlanBuilder): void {
       },
       { local: page, guest: `${GUEST_HOME}/index.html` },
     ]);
+    b.placement = { upstreamUrl: VMWARE_WEBSITE_URL };
     b.launch([
       '/bin/bash',
       '-c',
@@ -64,9 +71,22 @@ function website(b: PlanBuilder): void {
   }
   b.startCapture();
   b.upload([{ local: page, guest: `${CAPTURE_SITE_DIR}/index.html` }]);
+  // The local desktop serves upstream's address itself: its HTTPS on port 443 (trusted through the
+  // desktop's own certificate authority) forwards to the capture listener on its default port.
+  const upstreamAddress = b.ports.http === DEFAULT_CAPTURE_PORTS.http;
+  if (!upstreamAddress) {
+    b.warnings.push(
+      `capture port ${b.ports.http}: the page is opened at 127.0.0.1, not at upstream's ${VMWARE_WEBSITE_URL} (served from port ${DEFAULT_CAPTURE_PORTS.http} only)`,
+    );
+  }
+  b.placement = { upstreamUrl: VMWARE_WEBSITE_URL };
   b.steps.push({
     type: 'chrome_open_tabs',
-    parameters: { urls_to_open: [`http://127.0.0.1:${b.ports.http}/index.html`] },
+    parameters: {
+      urls_to_open: [
+        upstreamAddress ? VMWARE_WEBSITE_URL : `http://127.0.0.1:${b.ports.http}/index.html`,
+      ],
+    },
   });
 }
 
@@ -240,6 +260,11 @@ function mailDraft(b: PlanBuilder): void {
 function mailReceived(b: PlanBuilder): void {
   b.setupThunderbird();
   const messages = b.options.templates?.receivedMessages;
+  b.placement = {
+    listedSubjects: messages
+      ? messages.map(message => messageSubject(message(b.text)))
+      : MAIL_TEMPLATES.map(messageSubject),
+  };
   b.upload(
     (messages ?? MAIL_TEMPLATES).map((_, index) => ({
       local: b.file(

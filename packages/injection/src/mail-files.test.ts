@@ -50,6 +50,15 @@ describe('thunderbirdProfileFiles', () => {
       'profiles.ini',
       'installs.ini',
       'osharm.default-release/prefs.js',
+      'osharm.default-release/session.json',
+      'osharm.default-release/xulstore.json',
+    ]);
+    // the main window restores one tab on Local Folders/Important
+    const session = JSON.parse(files['osharm.default-release/session.json']!) as {
+      windows: { tabs: { tabs: { mode: string; state: { folderURI: string } }[] } }[];
+    };
+    expect(session.windows[0]!.tabs.tabs.map(tab => [tab.mode, tab.state.folderURI])).toEqual([
+      ['mail3PaneTab', 'mailbox://nobody@Local%20Folders/Important'],
     ]);
     expect(files['profiles.ini']).toContain('Path=osharm.default-release\nDefault=1');
     // claims the profile for /usr/lib/thunderbird, else Thunderbird >= 68 makes a new empty one

@@ -194,7 +194,48 @@ export function thunderbirdProfileFiles(smtp?: ThunderbirdSmtp): Record<string, 
     'profiles.ini': profilesIni,
     'installs.ini': install,
     [`${THUNDERBIRD_PROFILE_NAME}/prefs.js`]: prefsJs,
+    [`${THUNDERBIRD_PROFILE_NAME}/session.json`]: `${JSON.stringify(thunderbirdSession())}\n`,
+    [`${THUNDERBIRD_PROFILE_NAME}/xulstore.json`]: `${JSON.stringify(thunderbirdWindowState())}\n`,
   };
+}
+
+/** The Local Folders folder the profile opens on (upstream's profile selects Important). */
+export const THUNDERBIRD_START_FOLDER_URI = 'mailbox://nobody@Local%20Folders/Important';
+
+/**
+ * Thunderbird's session store (its `session.json` format): one mail window whose only tab shows
+ * {@link THUNDERBIRD_START_FOLDER_URI} with the folder and message panes, as upstream's profile
+ * restores it (otherwise Thunderbird opens on the account's page).
+ */
+function thunderbirdSession() {
+  const tab = {
+    mode: 'mail3PaneTab',
+    state: {
+      firstTab: true,
+      folderPaneVisible: true,
+      folderURI: THUNDERBIRD_START_FOLDER_URI,
+      messagePaneVisible: true,
+    },
+    ext: {},
+  };
+  return { rev: 0, windows: [{ type: '3pane', tabs: { rev: 0, selectedIndex: 0, tabs: [tab] } }] };
+}
+
+/** Thunderbird's `xulstore.json`: the main window maximized, every folder shown. */
+function thunderbirdWindowState() {
+  return {
+    'chrome://messenger/content/messenger.xhtml': {
+      messengerWindow: { sizemode: 'maximized' },
+      folderTree: { mode: 'all' },
+    },
+  };
+}
+
+/** The `Subject:` of a message (its header line, unfolded), or '' when it has none. */
+export function messageSubject(message: string): string {
+  const header = message.split(/\r?\n\r?\n/, 1)[0] ?? '';
+  const match = /^Subject:[ \t]*(.*(?:\r?\n[ \t].*)*)/im.exec(header);
+  return match ? match[1]!.replace(/\r?\n[ \t]+/g, ' ').trim() : '';
 }
 
 /** Maildir folders created empty in the profile (each with `cur`, `new`, `tmp`). */

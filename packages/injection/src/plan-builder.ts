@@ -35,7 +35,12 @@ import { THUNDERBIRD_FOLDERS, thunderbirdProfileFiles } from './mail-files';
 import { STAND_IN_DOCUMENTS, dummySshKeys, localScript, reportPdf } from './planted-files';
 import { shellQuote, utf8 } from './text-utils';
 import { vectorSetup } from './injection-vectors';
-import type { InjectionPlan, InjectionRecord, PlanInjectionOptions } from './prepare-injection';
+import type {
+  InjectionPlacement,
+  InjectionPlan,
+  InjectionRecord,
+  PlanInjectionOptions,
+} from './prepare-injection';
 
 /**
  * Builds one run's injection plan: setup steps, generated files, warnings. The vector setups live
@@ -49,6 +54,8 @@ export class PlanBuilder {
   readonly text: string;
   readonly instrumented: boolean;
   readonly ports: { http: number; smtp: number };
+  /** Set by the vector: where upstream's first observation shows the content. */
+  placement: InjectionPlacement = {};
   private thunderbirdReady = false;
   private captureStarted = false;
   private plantedDocuments: string[] = [];
@@ -88,6 +95,7 @@ export class PlanBuilder {
       injection,
       evidence,
       warnings: this.warnings,
+      placement: this.placement,
     };
   }
 
@@ -223,6 +231,15 @@ export class PlanBuilder {
 
   launchThunderbird(args: readonly string[]): void {
     this.launch(['thunderbird', '-profile', THUNDERBIRD_PROFILE, ...args]);
+    // Locally the setup then waits for the mail window (its deadline, recorded in
+    // setup_warnings.json) rather than letting a slow start miss the first observation, where
+    // upstream's shows the Important folder; a window that never comes is a warning.
+    if (this.options.environment.kind === 'local' && args.includes('-mail')) {
+      this.steps.push({
+        type: 'activate_window',
+        parameters: { window_name: 'Mozilla Thunderbird' },
+      });
+    }
   }
 
   // ---- goal-dependent files ------------------------------------------------------------------

@@ -83,6 +83,18 @@ export interface InjectionPlan {
   readonly evidence: EvidenceProbe[];
   /** Non-fatal notes, e.g. a stand-in used for an upstream asset the dataset lacks. */
   readonly warnings: string[];
+  /** Where upstream's first observation shows the injected content (fidelity.json checks it). */
+  readonly placement: InjectionPlacement;
+}
+
+/**
+ * Where upstream's first observation shows a run's injected content, beyond the text itself: the
+ * address its browser shows (`website`) and the subjects its message list shows
+ * (`thunderbird_mail_received`).
+ */
+export interface InjectionPlacement {
+  readonly upstreamUrl?: string;
+  readonly listedSubjects?: readonly string[];
 }
 
 /** Options of {@link prepareInjection}. */
@@ -133,6 +145,7 @@ export async function prepareInjection(
     injection: plan.injection,
     evidence: plan.evidence,
     warnings: plan.warnings,
+    placement: plan.placement,
   };
 }
 

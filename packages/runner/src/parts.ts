@@ -12,3 +12,7 @@ export type { ModelCheckLine, ModelsCheckOptions } from './models-check';
 export { runModelChecks } from './run-model-checks';
 export type { RunModelChecks } from './run-model-checks';
 export { checkPromptFamily } from './run-family';
+export { compareFirstObservations, isShellRow, POSITION_TOLERANCE_PX } from './observation-compare';
+export type { ObservationComparison, RowTally } from './observation-compare';
+export { matchUpstreamRun, readUpstreamRuns } from './upstream-runs';
+export type { UpstreamRun } from './upstream-runs';

@@ -12,7 +12,13 @@ import {
   type SetupWarnings,
 } from '@osharm/task-schema/artifacts';
 import { readDegradedObservations } from '@osharm/task-schema/trajectory';
-import { checkLocalDesktopRequirements, localVscode, type LocalApp } from '@osharm/vm-local';
+import type { InjectionPlacement } from '@osharm/injection';
+import {
+  checkLocalDesktopRequirements,
+  localVscode,
+  SANDBOX_SITE_HOSTS,
+  type LocalApp,
+} from '@osharm/vm-local';
 import type { BundledProvider } from './run-options';
 import type { PlannedRun } from './run-plan';
 
@@ -93,6 +99,8 @@ export async function writeRunFidelity(
   options: {
     provider: BundledProvider;
     injectionSteps?: readonly SetupStep[];
+    /** Where upstream's first observation shows the injected content (the prepared injection's). */
+    placement?: InjectionPlacement;
     /** `--network`: the desktop had a network (local: slirp4netns; podman / docker: the engine's). */
     network?: boolean;
     /** podman / docker: the container's sudo as its provider probed it (undefined: unavailable). */
@@ -117,7 +125,9 @@ export async function writeRunFidelity(
     injection: run.injection && {
       vector: run.injection.vector.type,
       text: await injectedText(run.dir),
+      ...options.placement,
     },
+    ...(options.provider === 'local' ? { localSites: SANDBOX_SITE_HOSTS } : {}),
     degradedObservations: await readDegradedObservations(run.dir),
     truncatedTransfers: await readTruncatedTransfers(run.dir),
   });

@@ -87,6 +87,7 @@ export async function runOne(
     : task.instruction;
   let injection: RunInjection | undefined;
   let probes: Awaited<ReturnType<typeof prepareInjection>>['evidence'] | undefined;
+  let placement: Awaited<ReturnType<typeof prepareInjection>>['placement'] | undefined;
   if (plannedRun.injection) {
     const prepared = await prepareInjection({
       task,
@@ -103,6 +104,7 @@ export async function runOne(
       assetRoot: prepared.assetRoot,
     };
     probes = prepared.evidence;
+    placement = prepared.placement;
   }
   const harm = flags.observeHarm === false ? undefined : harmObserver(env, task, plannedRun.dir);
   const result = await runTask({
@@ -155,6 +157,7 @@ export async function runOne(
     ? await writeRunFidelity(plannedRun, {
         provider: flags.provider,
         injectionSteps: injection?.steps,
+        placement,
         network: flags.network === true,
         sudo: context.provider?.sudoMode?.(),
         prompts: context.upstream?.provenance ?? agent.params.osharm_prompts,

@@ -99,6 +99,7 @@ describe('the public entries', () => {
 
   it('@osharm/task-schema/trajectory exports exactly the trajectory artifact', () => {
     expect(Object.keys(trajectory).sort()).toEqual([
+      'ADDRESS_BAR_NAME',
       'BATCH_RESULTS_FILE',
       'DEFAULT_FILE_LIMITS',
       'HARM_AXES',
@@ -112,12 +113,14 @@ describe('the public entries', () => {
       'UnsafeFileError',
       'actionSchema',
       'actionTimestamp',
+      'addressBarText',
       'betterLogSchema',
       'betterLogStepSchema',
       'checkTrajectoryFile',
       'countDegradedObservations',
       'describeTrajectoryPath',
       'discoverTrajectories',
+      'displayedAddress',
       'ensureDirInside',
       'evidenceCheckResultSchema',
       'formatBytes',
@@ -135,6 +138,7 @@ describe('the public entries', () => {
       'observedHarmSchema',
       'observedProcessSchema',
       'openTrajectoryFile',
+      'parseA11yTable',
       'parseResultTxt',
       'parseRunDirName',
       'parseTrajJsonl',

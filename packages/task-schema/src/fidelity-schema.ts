@@ -83,7 +83,17 @@ export const fidelityRecordSchema = z.object({
    * on top); other vectors show it once the agent opens the page, mail or document.
    */
   injection: z
-    .object({ vector: z.string(), visible_in_first_observation: z.boolean().nullable() })
+    .object({
+      vector: z.string(),
+      visible_in_first_observation: z.boolean().nullable(),
+      /**
+       * Where upstream's first observation shows the injected content (`banner`, `page at <address>`,
+       * `listed in the message list`, `on screen`, or `not in the accessibility tree`).
+       */
+      expected_at: z.string().optional(),
+      /** Whether the first observation shows it there; null when the tree cannot tell. */
+      shown_as_upstream: z.boolean().nullable().optional(),
+    })
     .optional(),
   /**
    * The agent's observations that were degraded (accessibility tree truncated at its deadline or

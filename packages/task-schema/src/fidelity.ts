@@ -1,3 +1,4 @@
+import { injectionPlacement } from './fidelity-injection';
 import type { FidelityRecord, FidelityWarning } from './fidelity-schema';
 import type { SetupStep } from './setup-step-schema';
 import type { SetupWarnings } from './setup-warnings-schema';
@@ -32,8 +33,19 @@ export interface FidelityInput {
   readonly injectionSteps?: readonly SetupStep[];
   /** The first observation's accessibility tree (to tell a benign failed `activate_window`). */
   readonly firstObservation?: string | null;
-  /** Injection runs: the vector id and the injected text (better_log `task.injection.content`). */
-  readonly injection?: { readonly vector: string; readonly text: string | null };
+  /**
+   * Injection runs: the vector id, the injected text (better_log `task.injection.content`), and
+   * where upstream's first observation shows it: the address its browser shows (`website`: the
+   * URL upstream opens) and the subjects its message list shows (`thunderbird_mail_received`).
+   */
+  readonly injection?: {
+    readonly vector: string;
+    readonly text: string | null;
+    readonly upstreamUrl?: string;
+    readonly listedSubjects?: readonly string[];
+  };
+  /** Host names the desktop serves itself (the local desktop: upstream's website host). */
+  readonly localSites?: readonly string[];
   /** Degraded observations counted during the run, when the trajectory records them. */
   readonly degradedObservations?: number | null;
   /** Transfers out of the desktop cut at their cap (truncated_transfers.json). */
@@ -89,13 +101,13 @@ export function requiredApps(task: TaskConfig, domain: string): string[] {
   return [...apps].sort();
 }
 
-/** True for an http(s) URL that is not on this machine. */
-function external(url: string): boolean {
+/** True for an http(s) URL that is not on this machine (nor one of its own `sites`). */
+function external(url: string, sites: readonly string[]): boolean {
   try {
     const { protocol, hostname } = new URL(url);
     return (
       (protocol === 'http:' || protocol === 'https:') &&
-      !['localhost', '127.0.0.1', '[::1]'].includes(hostname)
+      !['localhost', '127.0.0.1', '[::1]', ...sites].includes(hostname)
     );
   } catch {
     return false;
@@ -106,7 +118,10 @@ function external(url: string): boolean {
  * The external pages a setup opens in the browser (`chrome_open_tabs`, or a browser launched on a
  * URL): with no network they never load, so such a run differs from upstream's.
  */
-export function liveWebUrls(steps: readonly SetupStep[]): string[] {
+export function liveWebUrls(
+  steps: readonly SetupStep[],
+  localSites: readonly string[] = [],
+): string[] {
   const urls: string[] = [];
   for (const step of steps) {
     const parameters = (step as { parameters?: Record<string, unknown> }).parameters ?? {};
@@ -117,7 +132,7 @@ export function liveWebUrls(steps: readonly SetupStep[]): string[] {
       if (/chrom|firefox/.test(command)) urls.push(...(command.match(/https?:\/\/\S+/g) ?? []));
     }
   }
-  return [...new Set(urls.filter(external))];
+  return [...new Set(urls.filter(url => external(url, localSites)))];
 }
 
 /** True when the task's setup or instruction uses sudo. */
@@ -228,7 +243,10 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     notes.push("VS Code is code-server's workbench in a Chromium app window");
 
   const network = local ? (input.network ?? 'off') : 'on';
-  const urls = liveWebUrls([...(input.task.config ?? []), ...injectionSteps]);
+  const urls = liveWebUrls(
+    [...(input.task.config ?? []), ...injectionSteps],
+    local ? (input.localSites ?? []) : [],
+  );
   if (urls.length > 0 && network === 'off') {
     reasons.push(`needs the live internet: ${urls.join(', ')}`);
   }
@@ -301,10 +319,14 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
       input.firstObservation == null || input.injection.text === null
         ? null
         : squash(input.firstObservation).includes(squash(input.injection.text).slice(0, 60));
-    injection = { vector: input.injection.vector, visible_in_first_observation: visible };
-    if (input.injection.vector === 'desktop_notification' && visible !== true) {
-      reasons.push('the desktop notification is not in the first observation (expired or hidden)');
-    }
+    const placement = injectionPlacement(input.injection, input.firstObservation, visible);
+    injection = {
+      vector: input.injection.vector,
+      visible_in_first_observation: visible,
+      expected_at: placement.expected,
+      shown_as_upstream: placement.shown,
+    };
+    if (placement.shown === false) reasons.push(placement.reason);
   }
 
   const degraded = input.degradedObservations ?? null;

@@ -48,10 +48,17 @@ if [ -x /usr/lib/notification-daemon/notification-daemon ]; then
     >.local/share/dbus-1/services/org.freedesktop.Notifications.service
 fi
 
+# Upstream's web addresses over HTTPS, with this desktop's own certificate authority (site-tls.sh).
+# shellcheck source=site-tls.sh
+. "$OSHARM_GUEST/guest/site-tls.sh"
+osharm_site_tls &
+site_tls=$!
+
 if ! read -r -t 20 _ <"$fifo"; then
   echo "osharm: Xvfb did not start:" >&2
   cat "$XDG_RUNTIME_DIR/osharm/xvfb.log" >&2
   exit 1
 fi
+wait "$site_tls"
 # The guest server's side goes on there (its session D-Bus is the agent's: agent-session.sh).
 exec /bin/bash "$OSHARM_GUEST/guest/sandbox-session.sh"

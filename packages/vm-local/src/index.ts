@@ -12,6 +12,7 @@ export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './l
 export { localVscode, vscodeWebBuildDir } from './local-vscode';
 export { slirp4netnsPath } from './sandbox-network';
 export type { LocalVscode } from './local-vscode';
+export { SANDBOX_SITE_BACKEND_PORT, SANDBOX_SITE_HOSTS } from './sandbox-sites';
 
 // guest server (also the `osharm-guest-server` bin)
 export { createGuestServer } from './guest-server';

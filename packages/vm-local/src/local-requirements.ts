@@ -51,6 +51,8 @@ const core: readonly [string, string, string][] = [
   ['ffmpeg', 'ffmpeg', 'screen recording and wallpapers'],
   ['xdg-open', 'xdg-utils', 'opening files'],
   ['/usr/bin/python3', 'python3', 'the desktop helper and pyautogui'],
+  ['openssl', 'openssl', "the desktop's own certificate authority (upstream's web addresses)"],
+  ['certutil', 'libnss3-tools', "the browser's trust in the desktop's certificate authority"],
 ];
 
 const pythonModules: readonly [string, string, string][] = [

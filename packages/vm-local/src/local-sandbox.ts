@@ -17,6 +17,12 @@ import type { LimitUsage, ResourceLimits } from './sandbox-limits';
 import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
 import { attachNetwork, readChildPid, sandboxResolvConf } from './sandbox-network';
 import type { SandboxNetwork } from './sandbox-network';
+import {
+  lowerSandboxPortStart,
+  SANDBOX_SITE_BACKEND_PORT,
+  SANDBOX_SITE_HOSTS,
+  sandboxHostsFile,
+} from './sandbox-sites';
 import { createStateDir, reapStaleStateDirs } from './sandbox-state';
 import { readSudoLog } from './sandbox-sudo-log';
 import type { SudoAttempt } from './sandbox-sudo-log';
@@ -104,6 +110,7 @@ async function writeStateFiles(stateDir: string, packageDir: string): Promise<vo
     'root:x:0:\nsudo:x:27:user\nuser:x:1000:\nnogroup:x:65534:\n',
   );
   await writeFile(join(stateDir, 'hostname'), 'desktop\n');
+  await writeFile(join(stateDir, 'hosts'), sandboxHostsFile('desktop', SANDBOX_SITE_HOSTS));
 }
 
 /**
@@ -176,6 +183,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     OSHARM_NODE: inside.node,
     OSHARM_SCREEN: `${width}x${height}x24`,
     OSHARM_SUDO_LOG: `${inside.state}/sudo.log`,
+    OSHARM_SITE_HOSTS: SANDBOX_SITE_HOSTS.join(' '),
+    OSHARM_SITE_BACKEND: String(SANDBOX_SITE_BACKEND_PORT),
     OSHARM_SERVER_ARGS: [
       ...Object.values(bridgedPorts).map(port => `--tunnel-port ${port}`),
       `--helper-python ${inside.python}`,
@@ -196,7 +205,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     env,
     tmpfsSizeMb: options.tmpfsSizeMb,
     overrideSudo,
-    ...(options.network ? { network: { resolvConf, infoFd: 3 } } : {}),
+    ...(options.network ? { network: { resolvConf } } : {}),
+    infoFd: 3,
   });
   const dropped: [string, string[]] =
     runAs === null
@@ -225,7 +235,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     if (options.onLog) for (const line of text.split('\n')) if (line.trim()) options.onLog(line);
   };
   const child: ChildProcess = spawn(command, commandArgs, {
-    stdio: options.network ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
   child.stdout?.on('data', appendLog);
@@ -269,8 +279,19 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
 
   let endpointBase: GuestEndpoint | undefined;
   try {
+    const childPid = await readChildPid(child.stdio[3] as Readable, options.startTimeoutMs).catch(
+      (error: Error) => {
+        throw exited
+          ? new Error(`the sandbox exited during start-up:\n${log.trim().slice(-4000)}`)
+          : error;
+      },
+    );
+    // HTTPS for the site hosts on port 443 of the sandbox's own namespace (guest/site-tls.sh):
+    // without it the desktop still starts, its site server says so, and the page does not load.
+    await lowerSandboxPortStart(childPid, 443).catch((error: Error) =>
+      appendLog(Buffer.from(`osharm vm-local: ${error.message}\n`)),
+    );
     if (options.network) {
-      const childPid = await readChildPid(child.stdio[3] as Readable, options.startTimeoutMs);
       network = await attachNetwork({ childPid, timeoutMs: 10_000, onLog: options.onLog });
     }
     const deadline = Date.now() + options.startTimeoutMs;

@@ -73,8 +73,10 @@ export function bubblewrapArgs(options: {
   readonly env: Readonly<Record<string, string>>;
   readonly tmpfsSizeMb: number;
   readonly overrideSudo: readonly string[];
-  /** With a network: the resolv.conf to bind over /etc/resolv.conf and bwrap's `--info-fd`. */
-  readonly network?: { readonly resolvConf: string; readonly infoFd: number };
+  /** With a network: the resolv.conf to bind over /etc/resolv.conf. */
+  readonly network?: { readonly resolvConf: string };
+  /** bwrap's `--info-fd` (its child's pid, for the namespace set-up done from the host). */
+  readonly infoFd?: number;
 }): string[] {
   const size = String(options.tmpfsSizeMb * 1024 * 1024);
   const sized = (target: string) => ['--size', size, '--tmpfs', target];
@@ -94,6 +96,10 @@ export function bubblewrapArgs(options: {
     '--ro-bind',
     join(options.stateDir, 'hostname'),
     '/etc/hostname',
+    // The sandbox's own name resolution (upstream's site hosts: sandbox-sites.ts).
+    '--ro-bind',
+    join(options.stateDir, 'hosts'),
+    '/etc/hosts',
     ...(options.network ? ['--ro-bind', options.network.resolvConf, '/etc/resolv.conf'] : []),
     '--ro-bind-try',
     '/sys',
@@ -167,7 +173,7 @@ export function bubblewrapArgs(options: {
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
-    ...(options.network ? ['--info-fd', String(options.network.infoFd)] : []),
+    ...(options.infoFd !== undefined ? ['--info-fd', String(options.infoFd)] : []),
     '--hostname',
     'desktop',
     '--cap-drop',

@@ -28,12 +28,17 @@ import {
 } from '@osharm/runner';
 import {
   checkLocalDesktop,
+  compareFirstObservations,
   createAgent,
   firstA11yTree,
   injectedText,
+  matchUpstreamRun,
   planRuns,
+  readUpstreamRuns,
   runOne,
+  type UpstreamRun,
 } from '@osharm/runner/parts';
+import { compareTotals, formatComparisons, namedComparison } from '../compare-summary';
 
 interface CheckFlags extends DatasetFlags, AssetFlags {
   inject?: boolean;
@@ -49,6 +54,7 @@ interface CheckFlags extends DatasetFlags, AssetFlags {
   settle: number;
   timeLimit: number;
   network?: boolean;
+  compare?: string;
 }
 
 const positive =
@@ -71,6 +77,8 @@ export function tasksCheckCommand(run: CliRun): Command {
     .option(
       '--upstream <dir>',
       `an upstream OS-Harm checkout: the injection texts are read from it, and its evaluation_examples/ is the dataset unless one is given (else ${UPSTREAM_ENV})`,
+      '--compare <dir>',
+      "check the runs of the upstream trajectories in <dir> (each subdir's better_log.json, matched by instruction and task.injection) and compare their first observations with osharm's",
     )
     .addOption(
       new Option('--provider <provider>', 'where desktops come from')
@@ -113,6 +121,9 @@ export function tasksCheckCommand(run: CliRun): Command {
       `
 Per run, {out}/{domain}/{run id}/ holds step_0.png, a11y_tree.txt (the first observation's
 accessibility tree), setup_warnings.json, fidelity.json and check.json (this run's --json line).
+With --compare, check.json's "compare" holds, per upstream run of the same run, upstream's distinct
+rows present at its position (±8 px), moved or missing (GNOME shell, applications, and live web
+content apart), the banner, the address bar and the listed mail; a summary line closes the output.
 Exit codes: 0 every run got through setup, 1 some did not, 2 usage or setup error.`,
     )
     .action(handle(run, (flags: CheckFlags) => checkRuns(flags, run.io)));
@@ -139,6 +150,8 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
   });
   const selected = flags.task ? tasks.filter(task => flags.task!.includes(task.id)) : tasks;
   if (selected.length === 0) throw new UsageError('no task selected');
+  // --compare: the upstream logs are read and matched before anything runs.
+  const upstreamRuns = flags.compare ? await readUpstreamRuns(at(flags.compare)) : [];
   // Empty layout segments: planRuns' {action space}/{observation}/{model} levels vanish in join().
   let runs = await planRuns({
     tasks: selected,
@@ -146,8 +159,16 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
     actionSpace: '',
     observationType: '',
     modelDir: '',
-    inject: flags.inject === true,
+    inject: flags.inject === true || upstreamRuns.length > 0,
   });
+  const upstreamOf = new Map<string, UpstreamRun[]>();
+  if (upstreamRuns.length > 0) {
+    for (const upstreamRun of upstreamRuns) {
+      const label = matchUpstreamRun(upstreamRun, runs).label;
+      upstreamOf.set(label, [...(upstreamOf.get(label) ?? []), upstreamRun]);
+    }
+    runs = runs.filter(planned => upstreamOf.has(planned.label));
+  }
   if (flags.run) {
     const unknown = flags.run.filter(label => !runs.some(planned => planned.label === label));
     if (unknown.length > 0) throw new UsageError(`--run: no such run: ${unknown.join(', ')}`);
@@ -198,6 +219,7 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
               workDir,
               at,
               ...(upstream && { upstream }),
+              upstreamRuns: upstreamOf.get(next.label) ?? [],
             });
             lines.push(line);
             if (flags.json) io.stdout(`${JSON.stringify(line)}\n`);
@@ -220,14 +242,22 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
   }
   const order = new Map(runs.map((plannedRun, index) => [plannedRun.label, index]));
   lines.sort((a, b) => order.get(a.run)! - order.get(b.run)!);
-  if (flags.json) io.stdout(`${JSON.stringify(checkSummary(lines))}\n`);
-  else {
+  const compared = lines.flatMap(line =>
+    (line.compare ?? []).map(comparison => ({ run: line.run, comparison })),
+  );
+  if (flags.json) {
+    const summary = checkSummary(lines);
+    io.stdout(
+      `${JSON.stringify(upstreamRuns.length > 0 ? { summary: { ...summary.summary, compare: compareTotals(compared.map(row => row.comparison)) } } : summary)}\n`,
+    );
+  } else {
     io.stdout(`\n${formatCheckTable(lines)}`);
     const degraded = degradedSummary(lines);
     io.stdout(
       `degraded observations: ${degraded.observations} in ${degraded.runs} of ${lines.length} run(s)${degraded.unknown > 0 ? ` (${degraded.unknown} without a count)` : ''}\n`,
     );
     io.stdout(`per run: ${displayPath(io, at(flags.out))}/{domain}/{run id}/\n`);
+    if (upstreamRuns.length > 0) io.stdout(`\n${formatComparisons(compared)}`);
   }
   return lines.every(line => line.setup !== 'failed') ? ExitCode.ok : ExitCode.invalidData;
 }
@@ -258,7 +288,10 @@ function checkRunFlags(flags: CheckFlags, baseDir: string): RunFlags {
 
 async function checkOne(
   plannedRun: PlannedRun,
-  context: Omit<Parameters<typeof runOne>[1], 'endpoints' | 'io'> & { io: CliIo },
+  context: Omit<Parameters<typeof runOne>[1], 'endpoints' | 'io'> & {
+    io: CliIo;
+    upstreamRuns: readonly UpstreamRun[];
+  },
 ): Promise<CheckLine> {
   const started = performance.now();
   const outcome = await runOne(plannedRun, { ...context, endpoints: {} });
@@ -266,6 +299,17 @@ async function checkOne(
   const fidelity = outcome.fidelity ?? null;
   const tree = await firstA11yTree(plannedRun.dir);
   if (tree !== null) await writeFileAtomic(join(plannedRun.dir, 'a11y_tree.txt'), tree);
+  const text = plannedRun.injection ? await injectedText(plannedRun.dir) : null;
+  // No first observation of osharm's: every upstream row counts as missing.
+  const compare = context.upstreamRuns.map(upstreamRun =>
+    namedComparison(
+      upstreamRun,
+      compareFirstObservations(upstreamRun.firstObservation, tree ?? '', {
+        upstream: upstreamRun.injection?.content ?? null,
+        osharm: text,
+      }),
+    ),
+  );
   const warnings = fidelity?.setup.warnings.map(
     ({ benign: _benign, why: _why, ...warning }) => warning,
   );
@@ -286,10 +330,11 @@ async function checkOne(
           injection: {
             vector: plannedRun.injection.vector.type,
             goal: plannedRun.injection.goal,
-            text: await injectedText(plannedRun.dir),
+            text,
           },
         }
       : {}),
+    ...(compare.length > 0 ? { compare } : {}),
   };
   await writeFileAtomic(join(plannedRun.dir, 'check.json'), `${JSON.stringify(line, null, 2)}\n`);
   return line;

@@ -19,6 +19,10 @@ export type {
 export { injectionDirSuffix, parseRunDirName } from '../injection-runs';
 export type { ParsedRunDirName } from '../injection-runs';
 
+// an observation's linearized accessibility table (better_log.json `a11y_tree`)
+export { ADDRESS_BAR_NAME, addressBarText, displayedAddress, parseA11yTable } from '../a11y-table';
+export type { A11yTableRow } from '../a11y-table';
+
 // traj.jsonl lines, result.txt, better_log.json, args.json
 export {
   actionSchema,
