@@ -96,6 +96,8 @@ export async function writeRunFidelity(
     network?: boolean;
     /** podman / docker: the container's sudo as its provider probed it (undefined: unavailable). */
     sudo?: 'in-namespace' | 'unavailable';
+    /** The desktop's shell as its provider read it at start (undefined: not read). */
+    shell?: { name: 'gnome-shell' | 'openbox'; fallback: string | null };
   },
 ): Promise<FidelityRecord> {
   const facts = options.provider === 'local' ? localDesktopFacts() : undefined;
@@ -108,6 +110,7 @@ export async function writeRunFidelity(
     installedApps: facts?.installedApps,
     network: options.network === true ? 'on' : 'off',
     ...(options.sudo ? { sudo: options.sudo } : {}),
+    ...(options.shell ? { shell: options.shell } : {}),
     setup: await readSetupWarnings(run.dir),
     injectionSteps: options.injectionSteps,
     firstObservation: await firstA11yTree(run.dir),

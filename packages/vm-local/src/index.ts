@@ -11,6 +11,8 @@ export { checkLocalDesktopRequirements, defaultLocalApps } from './local-require
 export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './local-requirements';
 export { localVscode, vscodeWebBuildDir } from './local-vscode';
 export type { LocalVscode } from './local-vscode';
+export { DESKTOP_SHELLS, desktopShellSetting, readDesktopShell } from './desktop-shell';
+export type { DesktopShell, DesktopShellName } from './desktop-shell';
 
 // guest server (also the `osharm-guest-server` bin)
 export { createGuestServer } from './guest-server';
