@@ -63,7 +63,8 @@ osharm_start_gnome_shell() {
     ticks=$((ticks + 1))
   done
   # Without GTK_MODULES: the shell exposes itself to AT-SPI through its own bridge (Cally).
-  env -u GTK_MODULES LIBGL_ALWAYS_SOFTWARE=1 "${OSHARM_GNOME_SHELL:-gnome-shell}" --x11 --sm-disable >>"$log" 2>&1 &
+  # Its own process group: a shell given up on goes with what it started (input method, desktop icons).
+  setsid env -u GTK_MODULES LIBGL_ALWAYS_SOFTWARE=1 "${OSHARM_GNOME_SHELL:-gnome-shell}" --x11 --sm-disable >>"$log" 2>&1 &
   pid=$!
   while [ ! -f "$ready" ]; do
     if ! kill -0 "$pid" 2>/dev/null; then
@@ -73,7 +74,7 @@ osharm_start_gnome_shell() {
       return 1
     fi
     if [ $((SECONDS - started)) -ge "$limit" ]; then
-      kill -9 "$pid" 2>/dev/null
+      kill -9 -- "-$pid" 2>/dev/null
       OSHARM_SHELL_FALLBACK="gnome-shell did not finish starting within $limit s: $(tail -n 3 "$log" | tr '\n' ' ')"
       return 1
     fi
@@ -83,6 +84,10 @@ osharm_start_gnome_shell() {
 
 osharm_shell_started=$(date +%s%3N)
 export XDG_CURRENT_DESKTOP=ubuntu:GNOME XDG_SESSION_TYPE=x11 XDG_SESSION_DESKTOP=ubuntu
+# GNOME Shell starts IBus when it is installed; GTK applications would then type through it, and
+# IBus drops the keysyms pyautogui's XTest typing maps onto spare keycodes for a moment (é, ü…).
+# Applications keep GTK's own input method, as on the openbox desktop.
+export GTK_IM_MODULE=gtk-im-context-simple
 if [ "$OSHARM_DESKTOP_SHELL" = gnome-shell ] && ! osharm_start_gnome_shell; then
   OSHARM_DESKTOP_SHELL=openbox
 fi
