@@ -25,8 +25,9 @@ export interface LocalProviderSettings {
   /** Extra environment variables inside the sandbox. @default {} */
   readonly env?: Readonly<Record<string, string>>;
   /**
-   * How long `start()` / `revert()` wait for the guest server, in ms; GNOME Shell may take 60 % of
-   * it before the desktop gives up on it and runs openbox. @default 60000
+   * How long `start()` / `revert()` wait for the guest server, in ms; GNOME Shell may take 75 % of
+   * it before the desktop gives up on it and runs openbox (on a loaded machine it needs tens of
+   * seconds). @default 120000
    */
   readonly startTimeoutMs?: number;
   /** Time budget of one `/accessibility` walk in ms (a partial tree is returned past it). @default 10000 */
@@ -116,7 +117,7 @@ export class LocalProvider implements VmProviderV1 {
   /**
    * Starts the desktop (or returns the running one's endpoint) once its guest server answers.
    * @throws {VmProviderError} when requirements are missing, the sandbox dies during start-up, or
-   *   it does not answer within `timeoutMs` (default `startTimeoutMs`, 60 s).
+   *   it does not answer within `timeoutMs` (default `startTimeoutMs`, 120 s).
    */
   async start(options: ProviderCallOptions = {}): Promise<GuestEndpoint> {
     if (this.sandbox && !this.sandbox.exited) return this.sandbox.endpoint;
@@ -200,7 +201,7 @@ export class LocalProvider implements VmProviderV1 {
         `The local desktop needs ${requirements.missing.map(entry => entry.debianPackage).join(', ')}: ${requirements.installCommand}`,
       );
     }
-    const timeoutMs = options.timeoutMs ?? this.settings.startTimeoutMs ?? 60_000;
+    const timeoutMs = options.timeoutMs ?? this.settings.startTimeoutMs ?? 120_000;
     try {
       this.sandbox = await startSandbox({
         screen: this.settings.screen ?? { width: 1920, height: 1080 },

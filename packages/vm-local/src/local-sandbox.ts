@@ -182,8 +182,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     OSHARM_NODE: inside.node,
     OSHARM_SCREEN: `${width}x${height}x24`,
     OSHARM_DESKTOP_SHELL: options.shell ?? 'gnome-shell',
-    // GNOME Shell's start gets 60 % of the start timeout; openbox then runs in the time left.
-    OSHARM_SHELL_START_TIMEOUT_S: String(Math.max(5, Math.floor(options.startTimeoutMs * 0.0006))),
+    // GNOME Shell's start gets 75 % of the start timeout; openbox then runs in the time left.
+    OSHARM_SHELL_START_TIMEOUT_S: String(Math.max(5, Math.floor(options.startTimeoutMs * 0.00075))),
     OSHARM_SUDO_LOG: `${inside.state}/sudo.log`,
     OSHARM_SERVER_ARGS: [
       ...Object.values(bridgedPorts).map(port => `--tunnel-port ${port}`),
