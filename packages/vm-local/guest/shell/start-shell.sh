@@ -45,7 +45,8 @@ osharm_gnome_shell_settings() {
       sed "0,/^Name=.*/s//Name=$name/" "$entry" >"$apps/$id"
     fi
   done <"$osharm_shell_dir/favorites.tsv"
-  sed "/^\[org\/gnome\/shell\]$/a favorite-apps=[$favorites]" "$osharm_shell_dir/gnome-shell.dconf" | dconf load /
+  sed -e "/^\[org\/gnome\/shell\]$/a favorite-apps=[$favorites]" -e "s#@SHELL_DIR@#$osharm_shell_dir#g" \
+    "$osharm_shell_dir/gnome-shell.dconf" | dconf load /
 }
 
 # Starts GNOME Shell and waits for the extension's start-up marker; returns 1 with
