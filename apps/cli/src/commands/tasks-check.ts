@@ -165,7 +165,15 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
         try {
           while (queue.length > 0) {
             const next = queue.shift()!;
-            const line = await checkOne(next, { env, agent, flags: runFlags, io, workDir, at });
+            const line = await checkOne(next, {
+              env,
+              provider, // its desktopShell() goes into fidelity.json
+              agent,
+              flags: runFlags,
+              io,
+              workDir,
+              at,
+            });
             lines.push(line);
             if (flags.json) io.stdout(`${JSON.stringify(line)}\n`);
             else {
