@@ -95,7 +95,8 @@ fi
 if [ "$OSHARM_DESKTOP_SHELL" = openbox ]; then
   export XDG_CURRENT_DESKTOP=openbox XDG_SESSION_DESKTOP=openbox
   # A dark grey desktop instead of X's black (a wallpaper can be set with change_wallpaper).
-  command -v xsetroot >/dev/null && xsetroot -solid '#2c2c2c'
+  # The arrow on the root window too: a GNOME Shell given up on leaves an invisible one behind.
+  command -v xsetroot >/dev/null && xsetroot -solid '#2c2c2c' -cursor_name left_ptr
   openbox >"$XDG_RUNTIME_DIR/osharm/openbox.log" 2>&1 &
 fi
 if [ -n "$OSHARM_SHELL_FALLBACK" ]; then
