@@ -57,3 +57,25 @@ it.each([
   const live = written.reasons.filter(reason => reason.startsWith('needs the live internet'));
   expect(live).toHaveLength(network ? 0 : 1);
 });
+
+it("the desktop's shell as the provider read it goes into fidelity.json; openbox is a reason", async () => {
+  const gnome = await writeRunFidelity(run(), {
+    provider: 'local',
+    network: true,
+    shell: { name: 'gnome-shell', fallback: null },
+  });
+  expect(gnome.shell).toEqual({ name: 'gnome-shell', fallback: null });
+  expect(gnome.faithful).toBe(true);
+  await writeRunFidelity(run(), {
+    provider: 'local',
+    network: true,
+    shell: { name: 'openbox', fallback: 'gnome-shell exited with status 1 during start-up' },
+  });
+  const written = JSON.parse(await readFile(join(dir, FIDELITY_FILE), 'utf8')) as FidelityRecord;
+  expect(written.shell).toEqual({
+    name: 'openbox',
+    fallback: 'gnome-shell exited with status 1 during start-up',
+  });
+  expect(written.faithful).toBe(false);
+  expect(written.reasons.join(' ')).toMatch(/GNOME Shell did not start/);
+});

@@ -107,6 +107,8 @@ export async function writeRunFidelity(
     sudo?: 'in-namespace' | 'unavailable';
     /** Whose wording the run's texts were in (the agent's `params.osharm_prompts`). */
     prompts?: PromptProvenance;
+    /** The desktop's shell as its provider read it at start (undefined: not read). */
+    shell?: { name: 'gnome-shell' | 'openbox'; fallback: string | null };
   },
 ): Promise<FidelityRecord> {
   const facts = options.provider === 'local' ? localDesktopFacts() : undefined;
@@ -119,6 +121,7 @@ export async function writeRunFidelity(
     installedApps: facts?.installedApps,
     network: options.network === true ? 'on' : 'off',
     ...(options.sudo ? { sudo: options.sudo } : {}),
+    ...(options.shell ? { shell: options.shell } : {}),
     setup: await readSetupWarnings(run.dir),
     injectionSteps: options.injectionSteps,
     firstObservation: await firstA11yTree(run.dir),

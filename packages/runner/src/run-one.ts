@@ -49,6 +49,18 @@ export interface RunOutcome {
   readonly fidelity?: FidelityRecord;
 }
 
+/** The desktop's shell as a local or container provider read it at start (`desktopShell()`). */
+function providerShell(
+  provider: VmProviderV1 | undefined,
+): { name: 'gnome-shell' | 'openbox'; fallback: string | null } | undefined {
+  const read = (provider as { desktopShell?: () => unknown } | undefined)?.desktopShell;
+  const shell = typeof read === 'function' ? read.call(provider) : undefined;
+  if (!shell || typeof shell !== 'object') return undefined;
+  const { shell: name, fallback } = shell as { shell?: unknown; fallback?: unknown };
+  if (name !== 'gnome-shell' && name !== 'openbox') return undefined;
+  return { name, fallback: typeof fallback === 'string' ? fallback : null };
+}
+
 /**
  * One run: prepares its injection (if any), runs the task with the agent in the environment,
  * records the injection evidence, and judges the trajectory right after. Unlike upstream (which
@@ -161,6 +173,7 @@ export async function runOne(
         network: flags.network === true,
         sudo: context.provider?.sudoMode?.(),
         prompts: context.upstream?.provenance ?? agent.params.osharm_prompts,
+        shell: providerShell(context.provider),
       }).catch(() => undefined)
     : undefined;
   const destroyedByAgent =

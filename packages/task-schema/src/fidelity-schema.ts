@@ -60,6 +60,15 @@ export const fidelityRecordSchema = z.object({
       disks: z.enum(['vm', 'simulated', 'missing', 'not-used']),
     })
     .optional(),
+  /**
+   * The desktop's shell. `gnome-shell`: as upstream's VM (top bar, dock, banners); `openbox`: chosen
+   * (`fallback` null) or run because GNOME Shell could not start (`fallback` says why) — either is
+   * unfaithful; `vm`: upstream's VM. Absent when the provider did not read it, and in records
+   * written before it existed.
+   */
+  shell: z
+    .object({ name: z.enum(['gnome-shell', 'openbox', 'vm']), fallback: z.string().nullable() })
+    .optional(),
   setup: z.object({
     /** False: the setup failed (the run never reached its first observation). */
     completed: z.boolean(),

@@ -98,6 +98,26 @@ describe('fidelityRecord', () => {
     expect(vm).toMatchObject({ faithful: true, sudo: { used: true, mode: 'vm' } });
   });
 
+  it("openbox instead of GNOME Shell is unfaithful, chosen or as the fallback; vmware is the VM's shell", () => {
+    const gnome = fidelityRecord(base({ shell: { name: 'gnome-shell', fallback: null } }));
+    expect(gnome).toMatchObject({ faithful: true, shell: { name: 'gnome-shell', fallback: null } });
+    const chosen = fidelityRecord(base({ shell: { name: 'openbox', fallback: null } }));
+    expect(chosen.faithful).toBe(false);
+    expect(chosen.reasons.join(' ')).toMatch(/openbox \(chosen\)/);
+    const fallback = fidelityRecord(
+      base({ shell: { name: 'openbox', fallback: 'gnome-shell exited with status 1' } }),
+    );
+    expect(fallback.faithful).toBe(false);
+    expect(fallback.reasons.join(' ')).toMatch(/GNOME Shell did not start \(gnome-shell exited/);
+    expect(fidelityRecordSchema.parse(fallback)).toEqual(fallback);
+    // Not read (a provider built by the caller): no field, no verdict on it.
+    expect(fidelityRecord(base({})).shell).toBeUndefined();
+    expect(fidelityRecord(base({ provider: 'vmware' })).shell).toEqual({
+      name: 'vm',
+      fallback: null,
+    });
+  });
+
   it('a setup that opens an external page needs the live internet unless the network is on', () => {
     const web = task([
       { type: 'chrome_open_tabs', parameters: { urls_to_open: ['https://example.org/x'] } },

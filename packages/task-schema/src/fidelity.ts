@@ -54,6 +54,11 @@ export interface FidelityInput {
     readonly bytes: number;
     readonly cap: number;
   }[];
+  /**
+   * The osharm desktop's shell as its provider read it at start (`fallback`: why openbox runs
+   * where GNOME Shell was asked for). Undefined: not read (no record field). Ignored for vmware.
+   */
+  readonly shell?: { readonly name: 'gnome-shell' | 'openbox'; readonly fallback: string | null };
 }
 
 /** `related_apps` names, and domains, mapped to one application name. */
@@ -293,6 +298,17 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     );
   }
 
+  const shell: FidelityRecord['shell'] = !local
+    ? { name: 'vm', fallback: null }
+    : input.shell && { name: input.shell.name, fallback: input.shell.fallback };
+  if (shell?.name === 'openbox') {
+    reasons.push(
+      shell.fallback === null
+        ? 'the desktop ran openbox (chosen), not GNOME Shell: no dock, top bar or GNOME banners'
+        : `GNOME Shell did not start (${shell.fallback}): the desktop ran openbox, with no dock, top bar or GNOME banners`,
+    );
+  }
+
   const warnings = (input.setup?.warnings ?? []).map(warning => judgeWarning(warning, input));
   if (!input.setup) reasons.push('the setup did not finish');
   for (const warning of warnings.filter(item => !item.benign)) {
@@ -352,6 +368,7 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
     sudo: { used: sudoUsed, mode: sudoMode },
     apps_missing: missing,
     system_apps: systemApps,
+    ...(shell && { shell }),
     setup: { completed: input.setup !== undefined, warnings },
     assets: { downloads: downloads.length, origins, missing: missingDownloads },
     ...(injection && { injection }),

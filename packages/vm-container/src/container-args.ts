@@ -1,5 +1,6 @@
 // The settings of the container provider and the `run` command line they make (podman or docker).
 import { existsSync } from 'node:fs';
+import { desktopShellSetting } from '@osharm/vm-local';
 import { PODMAN_SECCOMP_PROFILE } from './container-sudo';
 import { hardLimits, OWNER_LABEL, ownerId } from './engine';
 import type { ContainerEngine } from './engine';
@@ -52,6 +53,12 @@ export interface ContainerProviderSettings {
   readonly startTimeoutMs?: number;
   /** Screen of the desktop. @default 1920×1080 */
   readonly screen?: { readonly width: number; readonly height: number };
+  /**
+   * The desktop's shell, as vm-local's `shell`: `gnome-shell` or `openbox`; openbox runs (said, and
+   * in `desktopShell()`) when GNOME Shell cannot start in the image.
+   * @default env `OSHARM_DESKTOP_SHELL`, else 'gnome-shell'
+   */
+  readonly shell?: 'gnome-shell' | 'openbox';
 }
 
 /**
@@ -126,6 +133,8 @@ export function containerRunArgs(
     'OSHARM_GUEST_TOKEN', // the value comes from the engine's environment, not its command line
     '--env',
     `OSHARM_SCREEN=${screen.width}x${screen.height}x24`,
+    '--env',
+    `OSHARM_DESKTOP_SHELL=${desktopShellSetting(s.shell)}`,
     s.image ?? DEFAULT_DESKTOP_IMAGE,
   ];
 }

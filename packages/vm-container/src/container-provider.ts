@@ -6,7 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/desktop-env';
 import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
-import { pinGuestSocket, sealHarnessDir, tunnelBridge } from '@osharm/vm-local';
+import {
+  desktopShellSetting,
+  pinGuestSocket,
+  readDesktopShell,
+  sealHarnessDir,
+  tunnelBridge,
+} from '@osharm/vm-local';
+import type { DesktopShell } from '@osharm/vm-local';
 import {
   containerRunArgs,
   DEFAULT_DESKTOP_IMAGE,
@@ -26,6 +33,7 @@ function providerError(engine: string, message: string, cause?: unknown): VmProv
 interface RunningContainer {
   readonly name: string;
   readonly sudo: ContainerSudoMode;
+  readonly shell: DesktopShell;
   readonly endpoint: GuestEndpoint;
   readonly bridges: readonly Server[];
   readonly stateDir: string;
@@ -66,6 +74,7 @@ export class ContainerProvider implements VmProviderV1 {
     this.settings = settings;
     this.providerId = settings.engine ?? 'podman';
     this.binary = settings.engineBinary ?? this.providerId;
+    desktopShellSetting(settings.shell); // a bad shell setting fails here, not at start
   }
 
   /** Starts a container (or returns the running one's endpoint) once its guest server answers. */
@@ -88,6 +97,14 @@ export class ContainerProvider implements VmProviderV1 {
    */
   sudoMode(): ContainerSudoMode | undefined {
     return this.running?.sudo;
+  }
+
+  /**
+   * Which shell the running container's desktop has, read at start before any agent code ran
+   * (`fallback`: why openbox runs where GNOME Shell was asked for); undefined when none runs.
+   */
+  desktopShell(): DesktopShell | undefined {
+    return this.running?.shell;
   }
 
   /** Name of the running container, or undefined. */
@@ -226,6 +243,7 @@ export class ContainerProvider implements VmProviderV1 {
       );
       await sealHarnessDir(harnessDir);
       const sudo = await probeSudo(base);
+      const shell = await readDesktopShell(base, desktopShellSetting(this.settings.shell));
       const channel = { socketPath, token };
       bridges.push(await tunnelBridge(channel, 9222), await tunnelBridge(channel, 8080));
       const port = (server: Server): number => {
@@ -237,7 +255,7 @@ export class ContainerProvider implements VmProviderV1 {
         chromiumUrl: `http://127.0.0.1:${port(bridges[0]!)}`,
         vlcUrl: `http://127.0.0.1:${port(bridges[1]!)}`,
       };
-      this.running = { name, sudo, endpoint, bridges, stateDir };
+      this.running = { name, sudo, shell, endpoint, bridges, stateDir };
       return endpoint;
     } catch (error) {
       await Promise.all(bridges.map(closeServer));

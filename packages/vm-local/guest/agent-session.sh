@@ -1,9 +1,9 @@
 #!/bin/bash
 # osharm desktop: the agent's session, first process of the agent's namespace (guest/agent-ns.sh;
 # its init is guest/agent-init.py). What starts here is on the agent's side: the session D-Bus (and
-# everything it activates: terminals, the notification daemon, dconf, the accessibility bus), the
-# window manager, and later every process of the agent's actions. (A desktop shell replacing
-# openbox starts here too.) Writes "ready" to fd 6 once accessibility is on.
+# everything it activates: terminals, notifications, dconf, the accessibility bus), the desktop's
+# shell (GNOME Shell or openbox: guest/shell) and later every process of the agent's actions and
+# of the shell's launchers. Writes "ready" to fd 6 once accessibility is on.
 set -u
 # The session bus at a fixed address, which the guest server's side also knows (sandbox-session.sh).
 rm -f "${DBUS_SESSION_BUS_ADDRESS#unix:path=}"
@@ -13,9 +13,10 @@ for _ in $(seq 100); do
   sleep 0.05
 done
 gsettings set org.gnome.desktop.interface toolkit-accessibility true
-# A dark grey desktop instead of X's black (a wallpaper can be set with change_wallpaper).
-command -v xsetroot >/dev/null && xsetroot -solid '#2c2c2c'
-openbox >/dev/null 2>&1 &
 echo ready >&6
 exec 6>&-
+# The shell waits for the sandbox's system bus (the server's side starts it once this namespace is
+# ready) and records which shell runs in /run/osharm/shell.json, which the server's side waits for.
+# shellcheck source=shell/start-shell.sh
+. "$OSHARM_GUEST/guest/shell/start-shell.sh"
 wait

@@ -26,7 +26,9 @@ fi
 
 fifo="$XDG_RUNTIME_DIR/osharm/xready"
 mkfifo "$fifo"
-Xvfb :0 -screen 0 "${OSHARM_SCREEN:-1920x1080x24}" -nolisten tcp -noreset -extension GLX -displayfd 3 \
+# shellcheck source=shell/choose-shell.sh
+. "$OSHARM_GUEST/guest/shell/choose-shell.sh"
+Xvfb :0 -screen 0 "${OSHARM_SCREEN:-1920x1080x24}" -nolisten tcp -noreset "$osharm_xvfb_glx" GLX -displayfd 3 \
   3>"$fifo" >"$XDG_RUNTIME_DIR/osharm/xvfb.log" 2>&1 &
 
 cd "$HOME" || exit 1

@@ -6,6 +6,7 @@
 set -u
 # The session bus lives on the agent's side (agent-session.sh) at this address.
 export DBUS_SESSION_BUS_ADDRESS="unix:path=$XDG_RUNTIME_DIR/bus"
+rm -f /run/osharm/shell.json
 # shellcheck source=agent-ns.sh
 . "$OSHARM_GUEST/guest/agent-ns.sh"
 # The sandbox's own system bus (GNOME Settings' Users panel, GNOME Disks): guest/system. Started here,
@@ -22,6 +23,19 @@ if command -v dbus-daemon >/dev/null; then
     /org/freedesktop/PolicyKit1/Authority org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1
 fi
 # (Further server-side helpers start here: outside the agent's namespace, which exists from now on.)
+# The shell starts on the agent's side (agent-session.sh, guest/shell); its record comes last.
+for _ in $(seq $(((${OSHARM_SHELL_START_TIMEOUT_S:-45} + 15) * 20))); do
+  [ -s /run/osharm/shell.json ] && break
+  sleep 0.05
+done
+# What the guest server starts in the agent's namespace (setup's launch steps) gets the session the
+# shell's own programs get (start-shell.sh): GTK's input method, the desktop's name.
+export GTK_IM_MODULE=gtk-im-context-simple
+if grep -q '"shell":"gnome-shell"' /run/osharm/shell.json 2>/dev/null; then
+  export XDG_CURRENT_DESKTOP=ubuntu:GNOME XDG_SESSION_TYPE=x11 XDG_SESSION_DESKTOP=ubuntu
+else
+  export XDG_CURRENT_DESKTOP=openbox XDG_SESSION_DESKTOP=openbox
+fi
 # OSHARM_LISTEN: the container image listens on TCP instead (guest/container-entrypoint.sh).
 # shellcheck disable=SC2086
 exec "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" ${OSHARM_LISTEN:---socket /run/harness/guest.sock} \

@@ -314,9 +314,13 @@ describe.skipIf(skipReason !== undefined)(
         200,
         'Wallpaper changed successfully',
       ]);
-      const after = decodePng((await guestRequest(endpoint, '/screenshot')).body);
-      const offset = (900 * after.width + 1500) * 3;
-      expect(after.rgb.subarray(offset, offset + 3).toString('hex')).toBe('ff0000');
+      // GNOME Shell loads the new background on its own time (openbox: painted before the answer).
+      const red900 = async () => {
+        const after = decodePng((await guestRequest(endpoint, '/screenshot')).body);
+        const offset = (900 * after.width + 1500) * 3;
+        return after.rgb.subarray(offset, offset + 3).toString('hex') === 'ff0000';
+      };
+      await waitFor(red900, 10_000, 'the red wallpaper on the screen');
       const wallpaper = await post(endpoint, '/wallpaper');
       expect(wallpaper.status).toBe(200);
       expect(createHash('sha256').update(wallpaper.body).digest('hex')).toBe(

@@ -13,6 +13,8 @@ export { localVscode, vscodeWebBuildDir } from './local-vscode';
 export { slirp4netnsPath } from './sandbox-network';
 export type { LocalVscode } from './local-vscode';
 export { SANDBOX_SITE_BACKEND_PORT, SANDBOX_SITE_HOSTS } from './sandbox-sites';
+export { DESKTOP_SHELLS, desktopShellSetting, readDesktopShell } from './desktop-shell';
+export type { DesktopShell, DesktopShellName } from './desktop-shell';
 
 // guest server (also the `osharm-guest-server` bin)
 export { createGuestServer } from './guest-server';

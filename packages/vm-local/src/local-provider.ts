@@ -8,6 +8,8 @@ import { recordingSettings, type RecordingSettings } from './guest-recording';
 import type { RunningSandbox } from './local-sandbox';
 import type { SudoAttempt } from './sandbox-sudo-log';
 import type { SystemServiceCall } from './sandbox-system-log';
+import { desktopShellSetting } from './desktop-shell';
+import type { DesktopShell, DesktopShellName } from './desktop-shell';
 
 /** Settings of {@link createLocalProvider}. Every field is optional. */
 export interface LocalProviderSettings {
@@ -22,7 +24,11 @@ export interface LocalProviderSettings {
   readonly apps?: readonly LocalApp[];
   /** Extra environment variables inside the sandbox. @default {} */
   readonly env?: Readonly<Record<string, string>>;
-  /** How long `start()` / `revert()` wait for the guest server, in ms. @default 30000 */
+  /**
+   * How long `start()` / `revert()` wait for the guest server, in ms; GNOME Shell may take 75 % of
+   * it before the desktop gives up on it and runs openbox (on a loaded machine it needs tens of
+   * seconds). @default 120000
+   */
   readonly startTimeoutMs?: number;
   /** Time budget of one `/accessibility` walk in ms (a partial tree is returned past it). @default 10000 */
   readonly accessibilityDeadlineMs?: number;
@@ -68,6 +74,14 @@ export interface LocalProviderSettings {
    * @default false (no network: only the desktop's own loopback)
    */
   readonly network?: boolean;
+  /**
+   * The desktop's shell: `gnome-shell` (top bar, dock and banners as upstream's VM has them) or
+   * `openbox` (lighter; no dock, no top bar). When GNOME Shell cannot start the desktop runs openbox,
+   * says so on its log and `desktopShell()` gives the reason (the runner puts it in fidelity.json).
+   * Checked when the provider is created.
+   * @default env `OSHARM_DESKTOP_SHELL`, else 'gnome-shell'
+   */
+  readonly shell?: DesktopShellName;
   /** The bubblewrap binary. @default 'bwrap' (env `OSHARM_BWRAP`) */
   readonly bwrapPath?: string;
   /** Receives the sandbox's log lines (Xvfb, D-Bus, guest server). @default dropped */
@@ -79,8 +93,8 @@ function providerError(message: string, cause?: unknown, isRetryable = false): V
 }
 
 /**
- * The embedded default provider: one sandboxed desktop on this host (bubblewrap + Xvfb + openbox
- * + AT-SPI + the guest server), reached over a unix socket with a per-sandbox token. `revert()`
+ * The embedded default provider: one sandboxed desktop on this host (bubblewrap + Xvfb + GNOME
+ * Shell or openbox + AT-SPI + the guest server), reached over a unix socket with a per-sandbox token. `revert()`
  * throws the sandbox away and starts a clean one.
  */
 export class LocalProvider implements VmProviderV1 {
@@ -91,16 +105,19 @@ export class LocalProvider implements VmProviderV1 {
   private starting: Promise<GuestEndpoint> | undefined;
 
   private readonly recording: RecordingSettings;
+  private readonly shell: DesktopShellName;
 
+  /** @throws {Error} when `recording` or `shell` (or `OSHARM_DESKTOP_SHELL`) is invalid. */
   constructor(settings: LocalProviderSettings = {}) {
     this.settings = settings;
     this.recording = recordingSettings(settings.recording);
+    this.shell = desktopShellSetting(settings.shell);
   }
 
   /**
    * Starts the desktop (or returns the running one's endpoint) once its guest server answers.
    * @throws {VmProviderError} when requirements are missing, the sandbox dies during start-up, or
-   *   it does not answer within `timeoutMs` (default `startTimeoutMs`, 30 s).
+   *   it does not answer within `timeoutMs` (default `startTimeoutMs`, 120 s).
    */
   async start(options: ProviderCallOptions = {}): Promise<GuestEndpoint> {
     if (this.sandbox && !this.sandbox.exited) return this.sandbox.endpoint;
@@ -162,6 +179,14 @@ export class LocalProvider implements VmProviderV1 {
     return this.sandbox?.logTail() ?? '';
   }
 
+  /**
+   * Which shell the running desktop has (`fallback` says why it is openbox when GNOME Shell was
+   * asked for); undefined when no desktop runs.
+   */
+  desktopShell(): DesktopShell | undefined {
+    return this.sandbox?.shell;
+  }
+
   /** PID of the outer bwrap process of the running sandbox. */
   pid(): number | undefined {
     return this.sandbox?.pid;
@@ -176,7 +201,7 @@ export class LocalProvider implements VmProviderV1 {
         `The local desktop needs ${requirements.missing.map(entry => entry.debianPackage).join(', ')}: ${requirements.installCommand}`,
       );
     }
-    const timeoutMs = options.timeoutMs ?? this.settings.startTimeoutMs ?? 30_000;
+    const timeoutMs = options.timeoutMs ?? this.settings.startTimeoutMs ?? 120_000;
     try {
       this.sandbox = await startSandbox({
         screen: this.settings.screen ?? { width: 1920, height: 1080 },
@@ -200,6 +225,7 @@ export class LocalProvider implements VmProviderV1 {
               ? this.settings.exposeTcp
               : undefined,
         network: this.settings.network === true,
+        shell: this.shell,
         onLog: this.settings.onLog,
         abortSignal: options.abortSignal,
       });
@@ -210,8 +236,21 @@ export class LocalProvider implements VmProviderV1 {
         true,
       );
     }
+    const { fallback } = this.sandbox.shell;
+    if (fallback !== null) warnShellFallback(fallback);
     return this.sandbox.endpoint;
   }
+}
+
+const warnedFallbacks = new Set<string>();
+/** Says once per process and reason that a desktop runs openbox instead of GNOME Shell. */
+function warnShellFallback(reason: string): void {
+  const generic = reason.replace(/\d+/g, 'N');
+  if (warnedFallbacks.has(generic)) return;
+  warnedFallbacks.add(generic);
+  process.emitWarning(`the local desktop runs openbox, not GNOME Shell: ${reason}`, {
+    code: 'OSHARM_SHELL_FALLBACK',
+  });
 }
 
 /**

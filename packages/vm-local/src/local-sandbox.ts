@@ -29,6 +29,8 @@ import type { SudoAttempt } from './sandbox-sudo-log';
 import { readSystemLog } from './sandbox-system-log';
 import type { SystemServiceCall } from './sandbox-system-log';
 import type { RecordingSettings } from './guest-recording';
+import { readDesktopShell } from './desktop-shell';
+import type { DesktopShell, DesktopShellName } from './desktop-shell';
 
 /** Ports inside the sandbox that get a host-side TCP bridge. */
 const bridgedPorts = { cdp: 9222, vlc: 8080 } as const;
@@ -55,6 +57,8 @@ export interface SandboxOptions {
   readonly packageDir?: string;
   /** User-mode networking (slirp4netns); default: no network, only the sandbox's own loopback. */
   readonly network?: boolean;
+  /** The shell to start (openbox runs instead when GNOME Shell cannot start). @default 'gnome-shell' */
+  readonly shell?: DesktopShellName;
   readonly onLog?: (line: string) => void;
   readonly abortSignal?: AbortSignal;
 }
@@ -64,6 +68,8 @@ export interface RunningSandbox {
   readonly endpoint: GuestEndpoint;
   /** PID of the outer bwrap process (killing it ends everything inside). */
   readonly pid: number;
+  /** Which shell the desktop runs (read from the desktop before anything else ran in it). */
+  readonly shell: DesktopShell;
   /** The host directory bound at /run/harness (the guest server's socket; read-only once started). */
   readonly harnessDir: string;
   /** What enforces the resource limits (`cgroup v1 (memory, pids, cpu)`, …). */
@@ -182,6 +188,9 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     OSHARM_GUEST: inside.package,
     OSHARM_NODE: inside.node,
     OSHARM_SCREEN: `${width}x${height}x24`,
+    OSHARM_DESKTOP_SHELL: options.shell ?? 'gnome-shell',
+    // GNOME Shell's start gets 75 % of the start timeout; openbox then runs in the time left.
+    OSHARM_SHELL_START_TIMEOUT_S: String(Math.max(5, Math.floor(options.startTimeoutMs * 0.00075))),
     OSHARM_SUDO_LOG: `${inside.state}/sudo.log`,
     OSHARM_SITE_HOSTS: SANDBOX_SITE_HOSTS.join(' '),
     OSHARM_SITE_BACKEND: String(SANDBOX_SITE_BACKEND_PORT),
@@ -278,6 +287,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   };
 
   let endpointBase: GuestEndpoint | undefined;
+  let shell: DesktopShell;
   try {
     const childPid = await readChildPid(child.stdio[3] as Readable, options.startTimeoutMs).catch(
       (error: Error) => {
@@ -326,6 +336,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       await delay(10);
     }
     await sealHarnessDir(harnessDir);
+    shell = await readDesktopShell(endpointBase, options.shell ?? 'gnome-shell');
     const channel = { socketPath: endpointBase.socketPath as string, token };
     for (const port of Object.values(bridgedPorts)) bridges.push(await tunnelBridge(channel, port));
     if (options.tcpPort !== undefined)
@@ -352,6 +363,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   return {
     endpoint,
     pid: child.pid as number,
+    shell,
     harnessDir,
     limitMechanism: limits.mechanism,
     limitUsage: () => limits.usage(),

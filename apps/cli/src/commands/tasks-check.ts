@@ -213,6 +213,7 @@ async function checkRuns(flags: CheckFlags, io: CliIo): Promise<number> {
             const next = queue.shift()!;
             const line = await checkOne(next, {
               env,
+              provider, // its desktopShell() goes into fidelity.json
               agent,
               flags: runFlags,
               io,
