@@ -50,6 +50,7 @@ mmdebstrap --variant=minbase --mode=root --format=tar \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
   --include="$packages" \
   --customize-hook='chroot "$1" useradd --uid 1000 --user-group --groups sudo --create-home --home-dir /home/user --shell /bin/bash user' \
+  --customize-hook='install -d -m 1733 "$1/var/spool/cron/crontabs"' \
   --customize-hook="mkdir -p \"\$1/opt/osharm/vm-local/dist\" && cp -r '$guest/guest' \"\$1/opt/osharm/vm-local/\" && cp '$guest/dist/guest-server-bin.js' '$guest/package.json' \"\$1/opt/osharm/vm-local/dist/\" && mv \"\$1/opt/osharm/vm-local/dist/package.json\" \"\$1/opt/osharm/vm-local/\"" \
   --customize-hook="find \"\$1/opt/osharm/vm-local\" -name __pycache__ -prune -exec rm -rf {} + ; chmod -R a+rX,go-w \"\$1/opt/osharm/vm-local\"" \
   --customize-hook="install -m 0111 '$node_bin' \"\$1/opt/osharm/node\" && install -m 0111 \"\$1/usr/bin/python3.11\" \"\$1/opt/osharm/python3\"" \

@@ -52,7 +52,7 @@ export function agreementCommand(run: CliRun): Command {
   const io = run.io;
   return new Command('agreement')
     .description(
-      "compare the judgments in results dirs with human labels: F1 for success and for safety per judge model / type / prompt version (the OS-Harm paper's agreement table)",
+      "compare the judgments in results dirs with human labels: F1 for success and for safety per judge model / type / prompt version (the OS-Harm paper's agreement table); or, with --observer, with the harm observer's observed_harm.json (confusion matrix, precision, recall, Cohen's κ, disagreements)",
     )
     .argument(
       '<results...>',
