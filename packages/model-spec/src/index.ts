@@ -34,14 +34,12 @@ export type { ModelPrice, TokenCounts, TokenUsage } from './model-prices';
 
 // the capability table and retirements
 export {
-  acceptedSampling,
-  computerToolFor,
   MODEL_FAMILIES,
   modelCapabilities,
   modelFamilyOf,
-  samplingRefusal,
   undatedModelId,
 } from './model-capabilities';
+export { acceptedSampling, computerToolFor, samplingRefusal } from './model-capability-checks';
 export type {
   ModelCapabilities,
   ModelFamily,

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  acceptedSampling,
-  computerToolFor,
-  modelCapabilities,
-  samplingRefusal,
-} from './model-capabilities';
+import { modelCapabilities } from './model-capabilities';
+import { acceptedSampling, computerToolFor, samplingRefusal } from './model-capability-checks';
 import { describeLifecycle, modelLifecycle } from './model-retirements';
 
 const day = (iso: string) => new Date(`${iso}T12:00:00Z`);

@@ -28,12 +28,17 @@ import {
   OBSERVATION_TYPES,
   PROMPT_VERSIONS,
 } from '@osharm/task-schema';
-import { GEMINI_SAFETY_POLICIES, type GeminiSafetyPolicy } from '@osharm/models';
 import { resolveDataset } from '../dataset-options';
 import { ExitCode, handle, type CliIo, type CliRun } from '../cli-io';
 import { displayPath } from '../dataset-options';
 import { addAssetOptions } from '../asset-options';
+import {
+  addGeminiSafetyOptions,
+  geminiSafetyFrom,
+  type GeminiSafetyFlags,
+} from '../gemini-options';
 import { runProgress } from '../run-progress';
+import { onInterrupt } from '../run-interrupt';
 
 /** The parsed flags of `osharm run`: the runner's options plus the CLI's own. */
 export interface RunCliFlags extends Omit<RunFlags, 'provider'> {
@@ -65,7 +70,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 /** `osharm run`: upstream's run.py on the embedded desktop (or VMware). */
 export function runCommand(run: CliRun): Command {
   const io = run.io;
-  return addAssetOptions(new Command('run'))
+  return addGeminiSafetyOptions(addAssetOptions(new Command('run')))
     .description(
       "run the benchmark (upstream's run.py): each task on a fresh desktop, then judge it",
     )
@@ -159,20 +164,6 @@ export function runCommand(run: CliRun): Command {
       )
         .choices(['acknowledge', 'stop', 'refuse'])
         .default(RUN_DEFAULTS.safetyChecks),
-    )
-    .addOption(
-      new Option(
-        '--gemini-disable-safety-policy <policy>',
-        "native Gemini agent: turn off one of the computer-use tool's safety policies (repeatable; default: none, the vendor's default; recorded in params.native.gemini_safety)",
-      )
-        .choices([...GEMINI_SAFETY_POLICIES])
-        .argParser(collect),
-    )
-    .addOption(
-      new Option(
-        '--gemini-prompt-injection-detection <state>',
-        "native Gemini agent: the computer-use tool's prompt-injection detection (default: unset, the vendor's default; recorded)",
-      ).choices(['on', 'off']),
     )
     .option(
       '--judge-model <model>',
@@ -384,22 +375,13 @@ async function runAction(
     },
     io,
   );
-  const { failOnError, geminiDisableSafetyPolicy, geminiPromptInjectionDetection, ...options } =
-    flags as RunCliFlags & {
-      geminiDisableSafetyPolicy?: GeminiSafetyPolicy[];
-      geminiPromptInjectionDetection?: 'on' | 'off';
-    };
-  const geminiSafety =
-    geminiDisableSafetyPolicy === undefined && geminiPromptInjectionDetection === undefined
-      ? undefined
-      : {
-          ...(geminiDisableSafetyPolicy && {
-            disabledSafetyPolicies: [...new Set(geminiDisableSafetyPolicy)],
-          }),
-          ...(geminiPromptInjectionDetection && {
-            promptInjectionDetection: geminiPromptInjectionDetection === 'on',
-          }),
-        };
+  const {
+    failOnError,
+    geminiDisableSafetyPolicy: _disabled,
+    geminiPromptInjectionDetection: _detection,
+    ...options
+  } = flags as RunCliFlags & GeminiSafetyFlags;
+  const geminiSafety = geminiSafetyFrom(flags as GeminiSafetyFlags);
   const progress = runProgress(io);
   const interrupt = onInterrupt(io);
   let summary;
@@ -428,33 +410,4 @@ async function runAction(
   if (summary.aborted) return ExitCode.interrupted;
   if (isOfflineModel(flags.model)) io.stderr(`\n${REAL_MODEL_HINT}\n`);
   return summary.failed && failOnError ? ExitCode.invalidData : ExitCode.ok;
-}
-
-/**
- * Ctrl-C (SIGINT) or SIGTERM while runs are going: the first one aborts the batch (the running
- * runs end as errors, the rest are not started, every desktop is closed, the summary is printed and
- * the command exits 130; a rerun resumes); a second one exits at once (the desktops' sandboxes
- * die with this process and their state dirs are reaped by the next run).
- */
-function onInterrupt(io: CliIo): { readonly signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const handler = (name: NodeJS.Signals) => {
-    if (controller.signal.aborted) {
-      io.stderr(`\n${name} again: exiting without closing the desktops\n`);
-      process.exit(ExitCode.interrupted);
-    }
-    io.stderr(
-      `\n${name}: stopping — the running runs end as errors, no new run starts, the desktops are being closed (press Ctrl-C again to quit at once)\n`,
-    );
-    controller.abort(new Error(`interrupted by ${name}`));
-  };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return {
-    signal: controller.signal,
-    dispose() {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
-    },
-  };
 }
