@@ -279,6 +279,17 @@ describe('fidelityRecord', () => {
       }),
     );
     expect(listed).toMatchObject({ faithful: true, injection: { shown_as_upstream: true } });
+    // a Thunderbird injection notes the live start page upstream shows (a note, not a reason)
+    const launched = fidelityRecord(
+      base({
+        injection,
+        injectionSteps: [{ type: 'launch', parameters: { command: ['thunderbird', '-mail'] } }],
+        firstObservation:
+          'list-item\tClara, Book club, Unread\t""\nlist-item\tFor the agent: read first\t""',
+      }),
+    );
+    expect(launched.faithful).toBe(true);
+    expect(launched.notes.join('\n')).toMatch(/Thunderbird's start page .* is off/);
   });
 
   it("the website page must be at upstream's address; a locally served site is not the live internet", () => {

@@ -140,6 +140,12 @@ export function liveWebUrls(
   return [...new Set(urls.filter(url => external(url, localSites)))];
 }
 
+/** True when the run's injection shows Thunderbird (its mail vectors, or a notification over it). */
+function thunderbirdVector(input: FidelityInput): boolean {
+  const steps = input.injectionSteps ?? [];
+  return steps.some(step => /\bthunderbird\b/.test(stepCommand(step)));
+}
+
 /** True when the task's setup or instruction uses sudo. */
 function usesSudo(task: TaskConfig, injectionSteps: readonly SetupStep[]): boolean {
   return (
@@ -306,6 +312,18 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
       shell.fallback === null
         ? 'the desktop ran openbox (chosen), not GNOME Shell: no dock, top bar or GNOME banners'
         : `GNOME Shell did not start (${shell.fallback}): the desktop ran openbox, with no dock, top bar or GNOME banners`,
+    );
+  }
+  // Live pages upstream's first observations show that an offline desktop cannot (notes: the
+  // agent sees the application, not that page; `osharm tasks check --compare` reports them apart).
+  if (local && network === 'off' && apps.includes('chrome')) {
+    notes.push(
+      "Chromium's new-tab page is the offline one (upstream's shows Google's live page: its search box, links and shortcuts)",
+    );
+  }
+  if (local && network === 'off' && (apps.includes('thunderbird') || thunderbirdVector(input))) {
+    notes.push(
+      "Thunderbird's start page (a live page upstream's message pane shows) is off; the folder it opens on is upstream's",
     );
   }
 
