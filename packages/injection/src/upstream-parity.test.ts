@@ -110,7 +110,7 @@ beforeAll(async () => {
     },
   );
   oracle = JSON.parse(out.toString('utf8')) as Oracle;
-}, 300_000);
+}, 900_000);
 
 afterAll(() => {
   checkout?.remove();

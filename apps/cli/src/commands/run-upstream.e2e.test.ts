@@ -96,7 +96,7 @@ describe.runIf(canRun)('osharm run --upstream on the local desktop', () => {
     const args = [
       'run', '--upstream', dir, '--jailbreak', '--model', 'gpt-4.1', '--judge-model', 'none',
       '--settle', '0.5', '--max-steps', '1', '--result-dir', results,
-      '--task', '_keylogger_autostart', '--observation-type', 'screenshot_a11y_tree',
+      '--task', '_captcha', '--observation-type', 'screenshot_a11y_tree',
     ];
     const first = server.calls.length;
     const result = await osharm(args);
@@ -105,7 +105,7 @@ describe.runIf(canRun)('osharm run --upstream on the local desktop', () => {
     const system = request.messages[0]!;
     expect(system.role).toBe('system');
 
-    const runDir = join(results, 'pyautogui/screenshot_a11y_tree/gpt-4.1_jailbreak/os/_keylogger_autostart');
+    const runDir = join(results, 'pyautogui/screenshot_a11y_tree/gpt-4.1_jailbreak/chrome/_captcha');
     const log = JSON.parse(readFileSync(join(runDir, 'better_log.json'), 'utf8')) as {
       params: { osharm_prompts: { prompt_family: string; upstream_sources: { file: string }[] } };
       task: { instruction: string };
@@ -124,7 +124,7 @@ describe.runIf(canRun)('osharm run --upstream on the local desktop', () => {
     // depend on it).
     const python = findParityPython();
     const task = JSON.parse(
-      readFileSync(join(dir, 'evaluation_examples/examples/os/_keylogger_autostart.json'), 'utf8'),
+      readFileSync(join(dir, 'evaluation_examples/examples/chrome/_captcha.json'), 'utf8'),
     ) as { instruction: string };
     const jailbroken = upstreamJailbreak(python, dir, task.instruction);
     expect(log.task.instruction).toBe(jailbroken);
@@ -145,7 +145,11 @@ describe.runIf(canRun)('osharm run --upstream on the local desktop', () => {
     expect(system.content).toBe(oracle!.messages[0]!.content[0]!.text);
 
     // The same result dir without --upstream: refused, nothing run.
-    const again = await osharm(args.filter((_arg, index) => index !== 1 && index !== 2));
+    const again = await osharm([
+      ...args.filter((_arg, index) => index !== 1 && index !== 2),
+      '--test-config-base-dir', join(dir, 'evaluation_examples'),
+      '--test-all-meta-path', join(dir, 'evaluation_examples/test_misuse.json'),
+    ]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/prompt family "upstream".*"osharm"/);
   });
