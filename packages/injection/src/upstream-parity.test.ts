@@ -174,7 +174,7 @@ describe("upstream's injection texts and what the vectors place in the desktop",
     expect(upstream.jailbreak(INSTRUCTION)).toBe(oracle.jailbreak);
   });
 
-  it('every run: the same page, mails, document and code file; the same notification and draft', () => {
+  it('every run: the same page, mails, document and code file; the same notification and draft', { timeout: 600_000 }, () => {
     expect(oracle.runs).toHaveLength(planned.length);
     const shellMangled: string[] = [];
     for (const [index, item] of planned.entries()) {
