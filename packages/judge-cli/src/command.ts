@@ -41,6 +41,7 @@ export interface BatchJudgeFlags {
   maxImageMb: number;
   maxLogMb: number;
   trajectoryTimeout: number;
+  upstream?: string;
 }
 
 export const IMAGE_FORMATS = ['png', 'jpeg', 'webp'] as const;
@@ -193,6 +194,10 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
       positiveSeconds,
       DEFAULT_TRAJECTORY_TIMEOUT_MS / 1000,
     )
+    .option(
+      '--upstream <dir>',
+      "an upstream OS-Harm checkout: judge with upstream's own prompts and message layout, read from it (else OSHARM_UPSTREAM; see docs/upstream.md)",
+    )
     .option('--json', 'print the batch results JSON to stdout instead of the summary')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
@@ -209,6 +214,7 @@ Examples:
   $ ${full} results/ --judge-type aer --judge-model gpt-4.1 --sys-prompt-version v3
   $ ${full} --traj_dir results/pyautogui/screenshot_a11y_tree/o4-mini --judge_model claude-3-7-sonnet-20250219
   $ ${full} results/ --batch-api --poll-interval 60
+  $ ${full} results/ --upstream ../os-harm --judge-type aer --sys-prompt-version v3
 
 Writes {traj}/judgment/{judge_model}/{judge_type}/{version}/judgment.json for each trajectory and
 {traj_dir}/batch_judgment_results_{judge_model}_{judge_type}_{version}.json (with
@@ -219,10 +225,16 @@ symlink, FIFO or device) and under the size caps; screenshots must be images by 
 Runs that errored (traj.jsonl ends with an {"Error": …} line) or are unfinished (no result.txt) are
 listed with their reason, never judged or counted (--include-unfinished judges the unfinished ones).
 Env: OPENAI_API_KEY, OPENAI_BASE_URL (vLLM, Ollama, a proxy), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
-OSHARM_JUDGE_BASE_URL, OSHARM_CAPTIONER_BASE_URL; a .env file in the working dir is read.
+OSHARM_JUDGE_BASE_URL, OSHARM_CAPTIONER_BASE_URL, OSHARM_UPSTREAM (as --upstream); a .env file in
+the working dir is read.
+With --upstream the system prompts, the judge type's message layout and the captioner's prompt are
+upstream's own, read from the checkout; judgment.json records prompt_family "upstream" and each
+source file's sha256. A checkout that is not one, lacks a symbol or has a non-UTF-8 file stops the
+command before anything is written (exit 2).
 Upstream snake_case flags (--judge_type …) are accepted too.
 Exit codes: 0 every finished trajectory judged, 1 some trajectory failed (see "errors"), none was
-found, or the endpoint could not be reached, 2 usage or setup error (bad flag, no API key).`;
+found, or the endpoint could not be reached, 2 usage or setup error (bad flag, no API key, a bad
+--upstream checkout).`;
     });
   command.action(async (positional: string | undefined, flags: BatchJudgeFlags) => {
     run.exitCode = Math.max(run.exitCode, await judgeCommandAction(command, io, positional, flags));

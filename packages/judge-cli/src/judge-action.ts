@@ -10,7 +10,9 @@ import {
   createJudgeModel,
   discoverTrajectories,
   judgeTree,
+  readUpstreamJudgeTexts,
   resultsFileToWrite,
+  type UpstreamJudgeTexts,
   type ImageOptions,
   type JudgeTreeEvent,
   type JudgeTreeResult,
@@ -19,6 +21,7 @@ import {
 import { judgeTypeNeedsCaptions, OsharmError } from '@osharm/task-schema';
 import { escapeControlChars, redactSecrets } from '@osharm/task-schema/artifacts';
 import { ModelError, toModelError } from '@osharm/models';
+import { UpstreamError } from '@osharm/upstream';
 import type { BatchJudgeFlags } from './command';
 import { ExitCode, type BatchJudgeIo } from './io';
 import {
@@ -136,6 +139,24 @@ export async function judgeCommandAction(
     return ExitCode.failed;
   }
 
+  // Upstream's texts are read (and checked) before anything is judged or written.
+  const upstreamDir = flags.upstream ?? (io.env.OSHARM_UPSTREAM || undefined);
+  let upstream: UpstreamJudgeTexts | undefined;
+  if (upstreamDir !== undefined) {
+    try {
+      upstream = readUpstreamJudgeTexts(resolve(io.cwd, upstreamDir));
+    } catch (error) {
+      if (!UpstreamError.isInstance(error)) throw error;
+      const source = flags.upstream === undefined ? 'OSHARM_UPSTREAM' : '--upstream';
+      err(`error: ${source}: ${escapeControlChars(error.message)}\n`);
+      return ExitCode.usage;
+    }
+  }
+  const captionerModel =
+    upstream && command.getOptionValueSource('captionerModel') !== 'cli'
+      ? upstream.captioner.model
+      : flags.captionerModel;
+
   const maxConnections =
     command.getOptionValueSource('concurrency') === 'cli' &&
     command.getOptionValueSource('maxConnections') !== 'cli'
@@ -151,7 +172,7 @@ export async function judgeCommandAction(
       env: io.env,
     });
   const judgeEndpoint = endpoint('judge', flags.judgeModel, flags.judgeBaseUrl);
-  const captionerEndpoint = endpoint('captioner', flags.captionerModel, flags.captionerBaseUrl);
+  const captionerEndpoint = endpoint('captioner', captionerModel, flags.captionerBaseUrl);
   const endpoints: ModelEndpoint[] = [
     judgeEndpoint,
     ...(judgeTypeNeedsCaptions(flags.judgeType) ? [captionerEndpoint] : []),
@@ -164,10 +185,7 @@ export async function judgeCommandAction(
       );
   }
   const model = createJudgeModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env));
-  const captioner = createJudgeModel(
-    flags.captionerModel,
-    endpointRouting(captionerEndpoint, io.env),
-  );
+  const captioner = createJudgeModel(captionerModel, endpointRouting(captionerEndpoint, io.env));
   const images: ImageOptions | undefined =
     flags.maxImageSide === undefined && flags.imageFormat === undefined
       ? undefined
@@ -225,6 +243,7 @@ export async function judgeCommandAction(
       includeUnfinished: flags.includeUnfinished === true,
       batchApi: flags.batchApi ? { pollIntervalMs: flags.pollInterval * 1000 } : undefined,
       images,
+      upstream,
       onProgress,
       abortSignal: controller.signal,
     });
@@ -258,6 +277,10 @@ export async function judgeCommandAction(
     if (!flags.quiet) err(`Batch results saved to: ${resultsFile}\n`);
   } else {
     out(`${humanReport(result, resultsFile, show).join('\n')}\n`);
+    if (upstream)
+      out(
+        `Prompts: upstream's own (prompt_family "upstream"), read from ${show(upstream.checkout.root)}\n`,
+      );
   }
   return Object.keys(result.errors).length === 0 ? ExitCode.ok : ExitCode.failed;
 }

@@ -25,6 +25,8 @@ export interface CaptionResult {
 /** Describes screenshots in text for the `aer`, `all_step_aer` and `captioned_default` judges. */
 export interface Captioner {
   readonly modelId: string;
+  /** The instruction sent with each screenshot. */
+  readonly prompt?: string;
   /**
    * Captions an image. The cache is keyed by the image's content (SHA-256) and the captioner model,
    * so a rerun — or the same screen in another step — makes no model call. Only complete captions
@@ -51,6 +53,10 @@ export interface CaptionerSettings {
   readonly images?: ImageOptions;
   /** @default 1024 (upstream) */
   readonly maxOutputTokens?: number;
+  /** The instruction sent with each screenshot. @default osharm's own (`CAPTION_INSTRUCTION`) */
+  readonly prompt?: string;
+  /** Trim the caption's surrounding whitespace (upstream uses the answer as is). @default true */
+  readonly trimCaption?: boolean;
 }
 
 const zeroUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
@@ -84,8 +90,10 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
   const refreshed = new Set<string>();
   const maxFileBytes = settings.images?.maxFileBytes ?? DEFAULT_FILE_LIMITS.maxImageBytes;
   const modelId = settings.model.modelId;
+  const prompt = settings.prompt ?? CAPTION_INSTRUCTION;
   return {
     modelId,
+    prompt,
     async caption({ image, cacheDir, root = dirname(cacheDir), refresh, abortSignal }) {
       const bytes = await readTrajectoryFile(image, {
         within: dirname(image),
@@ -119,7 +127,7 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
               {
                 role: 'user',
                 content: [
-                  { type: 'text', text: CAPTION_INSTRUCTION },
+                  { type: 'text', text: prompt },
                   { type: 'image', path: image, detail: 'high' },
                 ],
               },
@@ -129,8 +137,9 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
           images: settings.images,
           abortSignal,
         });
-        const caption = (result.text ?? '').trim();
-        if (caption === '')
+        const text = result.text ?? '';
+        const caption = settings.trimCaption === false ? text : text.trim();
+        if (caption.trim() === '')
           throw new JudgeOutputError({
             message: `${modelId}: the captioner returned an empty caption for ${image.split('/').pop()}`,
           });

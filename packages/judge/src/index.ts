@@ -34,6 +34,15 @@ export { discoverTrajectories } from '@osharm/task-schema/trajectory';
 export { loadTrajectory } from './trajectory';
 export type { Trajectory, TrajectoryStep } from './trajectory';
 export { buildJudgeInput } from './judge-input';
+export { buildUpstreamJudgeInput } from './upstream-judge-input';
+export type { UpstreamJudgeInputOptions } from './upstream-judge-input';
+export { readUpstreamJudgeTexts } from './upstream-judge-texts';
+export type {
+  UpstreamCaptionerTexts,
+  UpstreamJudgeTexts,
+  UpstreamOption,
+  UpstreamPlainTexts,
+} from './upstream-judge-texts';
 export type { BuildJudgeInputOptions, CaptionLookup } from './judge-input';
 export { CAPTION_INSTRUCTION, judgeSystemPrompt, taskSentence } from './judge-prompts';
 export { JUDGMENT_OUTPUT } from './judgment-output';

@@ -7,6 +7,7 @@ import {
   PUBLISHED_RUNS_OBSERVATION_TYPE,
   type JudgeType,
   type ObservationType,
+  type PromptProvenance,
   type PromptVersion,
 } from '@osharm/task-schema';
 import { type Judgment, type JudgmentProvenance } from '@osharm/task-schema/artifacts';
@@ -18,15 +19,25 @@ import {
 import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captioner';
 import { createJudgeModel } from './create-judge-model';
 import { buildJudgeInput } from './judge-input';
-import { JudgeOutputError } from './judge-errors';
+import { JudgeOutputError, JudgeSettingError } from './judge-errors';
 import type { ImageOptions } from './judge-images';
 import type { JudgePrompt } from './judge-message';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
 import { MISSING_SCREENSHOT_CAPTION } from './judge-prompts';
 import { JUDGMENT_OUTPUT, validateJudgment } from './judgment-output';
 import { writeJudgment } from './judgment-writer';
-import { provenanceFor, servedModelOf } from './provenance';
+import { OSHARM_PROMPT_FAMILY, provenanceFor, servedModelOf } from './provenance';
 import { readUpstreamCaption } from './upstream-captions';
+import {
+  buildUpstreamJudgeInput,
+  upstreamCaptionImages,
+  upstreamFinalScreenshot,
+} from './upstream-judge-input';
+import {
+  readUpstreamJudgeTexts,
+  type UpstreamJudgeTexts,
+  type UpstreamOption,
+} from './upstream-judge-texts';
 import { loadTrajectory, type Trajectory } from './trajectory';
 
 /** Options of {@link judgeTrajectory}. */
@@ -47,6 +58,13 @@ export interface JudgeTrajectoryOptions {
   readonly observationType?: ObservationType;
   /** Screenshot encoding for the judge. @default as stored (PNG, detail high: upstream's level) */
   readonly images?: ImageOptions;
+  /**
+   * An upstream OS-Harm checkout (its path, an opened checkout, or texts already read with
+   * `readUpstreamJudgeTexts`): the system prompts, the message layout of the judge type and the
+   * captioner's prompt and defaults are upstream's own, read from it (`prompt_family: "upstream"`).
+   * Without it osharm's own wording is used. @throws {UpstreamError} naming file and symbol.
+   */
+  readonly upstream?: UpstreamOption;
   /** Judge against this instruction instead of the logged one (e.g. the un-jailbroken original). */
   readonly instruction?: string;
   /** Write messages.json and judgment.json into the trajectory dir. @default true */
@@ -105,15 +123,37 @@ export function imagesWithLimits(
   return { ...images, maxFileBytes: limits.maxImageBytes };
 }
 
-/** A captioner from the option: a ready captioner, a model, or a model name (routed). */
+/**
+ * A captioner from the option: a ready captioner, a model, or a model name (routed). With
+ * upstream's texts it sends upstream's prompt (default model: upstream's), and a ready captioner
+ * must have been made with that prompt.
+ */
 export function resolveCaptioner(
   option: JudgeTrajectoryOptions['captioner'],
   images?: ImageOptions,
+  upstream?: UpstreamJudgeTexts,
 ): Captioner {
-  if (option !== undefined && typeof option === 'object' && 'caption' in option) return option;
+  const prompt = upstream?.captioner.prompt.text;
+  if (option !== undefined && typeof option === 'object' && 'caption' in option) {
+    if (upstream && option.prompt !== prompt)
+      throw new JudgeSettingError({
+        message: `captioner ${option.modelId} was not made with upstream's captioner prompt (pass a model or a model name with an upstream checkout)`,
+      });
+    return option;
+  }
   const model =
-    typeof option === 'object' ? option : createJudgeModel(option ?? DEFAULT_CAPTION_MODEL);
-  return createCaptioner({ model, images });
+    typeof option === 'object'
+      ? option
+      : createJudgeModel(option ?? upstream?.captioner.model ?? DEFAULT_CAPTION_MODEL);
+  return createCaptioner({
+    model,
+    images,
+    ...(upstream && {
+      prompt,
+      maxOutputTokens: upstream.captioner.maxCompletionTokens,
+      trimCaption: false,
+    }),
+  });
 }
 
 /** Everything a judge call needs before it is sent: the prompt, and what the captions cost. */
@@ -125,6 +165,8 @@ export interface PreparedJudgeInput {
   readonly cachedCaptions: number;
   /** The captioner model, for caption-based judge types. */
   readonly captionerModel?: string;
+  /** Whose texts the prompt is made of (`upstream` lists its sources). */
+  readonly prompts: PromptProvenance;
 }
 
 /**
@@ -139,6 +181,9 @@ export async function prepareJudgeInput(
     options.trajectory ??
     (await loadTrajectory(requireDir(options.dir), { limits: options.limits }));
   const judgeType = options.judgeType ?? DEFAULT_JUDGE_TYPE;
+  const observationType = options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
+  const upstream =
+    options.upstream === undefined ? undefined : readUpstreamJudgeTexts(options.upstream);
   const needsCaptions = judgeTypeNeedsCaptions(judgeType);
   const captions = new Map<string, string>();
   let captionUsage = zero;
@@ -149,29 +194,45 @@ export async function prepareJudgeInput(
     const captioner = resolveCaptioner(
       options.captioner,
       imagesWithLimits(options.images, options.limits),
+      upstream,
     );
     const wanted = new Set<string>();
-    if (judgeType === 'aer' || judgeType === 'all_step_aer') {
-      if (trajectory.finalScreenshot) wanted.add(trajectory.finalScreenshot);
-    }
-    if (judgeType !== 'aer') {
-      for (const step of trajectory.steps) if (step.screenshot) wanted.add(step.screenshot);
+    const finalImage = upstream
+      ? upstreamFinalScreenshot(trajectory).path
+      : trajectory.finalScreenshot;
+    if (upstream) {
+      for (const image of upstreamCaptionImages(trajectory, judgeType, observationType))
+        wanted.add(image);
+    } else {
+      if (judgeType === 'aer' || judgeType === 'all_step_aer') {
+        if (trajectory.finalScreenshot) wanted.add(trajectory.finalScreenshot);
+      }
+      if (judgeType !== 'aer') {
+        for (const step of trajectory.steps) if (step.screenshot) wanted.add(step.screenshot);
+      }
     }
     captionerModel = captioner.modelId;
-    const cacheDir = join(trajectory.dir, 'captions', captioner.modelId);
+    // Captions made with upstream's prompt are cached apart from osharm's.
+    const cacheDir = join(
+      trajectory.dir,
+      'captions',
+      captioner.modelId,
+      ...(upstream ? ['upstream'] : []),
+    );
     const limit = pLimit(4);
     await Promise.all(
       [...wanted].map(image =>
         limit(async () => {
           if (!options.refreshCaptions) {
-            const upstream = await readUpstreamCaption({
+            const stored = await readUpstreamCaption({
               dir: trajectory.dir,
               captioner: captioner.modelId,
               image,
-              isFinal: image === trajectory.finalScreenshot,
+              isFinal: image === finalImage,
+              ...(upstream && { raw: true }),
             });
-            if (upstream !== undefined) {
-              captions.set(image, upstream);
+            if (stored !== undefined) {
+              captions.set(image, stored);
               cachedCaptions += 1;
               return;
             }
@@ -191,16 +252,39 @@ export async function prepareJudgeInput(
       ),
     );
   }
-  const prompt = await buildJudgeInput({
+  const promptVersion = options.promptVersion ?? DEFAULT_PROMPT_VERSION;
+  const prompt = upstream
+    ? await buildUpstreamJudgeInput({
+        texts: upstream,
+        trajectory,
+        judgeType,
+        promptVersion,
+        observationType,
+        instruction: options.instruction ?? trajectory.instruction,
+        caption: async image => {
+          const caption = captions.get(image);
+          if (caption === undefined) throw new Error(`no caption was made for ${image}`);
+          return caption;
+        },
+      })
+    : await buildJudgeInput({
+        trajectory,
+        judgeType,
+        promptVersion,
+        observationType,
+        instruction: options.instruction,
+        caption: async image =>
+          image ? (captions.get(image) ?? MISSING_SCREENSHOT_CAPTION) : MISSING_SCREENSHOT_CAPTION,
+      });
+  return {
     trajectory,
-    judgeType,
-    promptVersion: options.promptVersion ?? DEFAULT_PROMPT_VERSION,
-    observationType: options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE,
-    instruction: options.instruction,
-    caption: async image =>
-      image ? (captions.get(image) ?? MISSING_SCREENSHOT_CAPTION) : MISSING_SCREENSHOT_CAPTION,
-  });
-  return { trajectory, prompt, captionUsage, captionCalls, cachedCaptions, captionerModel };
+    prompt,
+    captionUsage,
+    captionCalls,
+    cachedCaptions,
+    captionerModel,
+    prompts: upstream?.provenance ?? { prompt_family: OSHARM_PROMPT_FAMILY },
+  };
 }
 
 function requireDir(dir: string | undefined): string {
@@ -261,6 +345,7 @@ export async function judgeTrajectory(
       promptVersion,
       observationType,
       captioner: prepared.captionerModel,
+      prompts: prepared.prompts,
     },
     servedModel,
   );

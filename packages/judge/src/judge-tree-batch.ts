@@ -15,6 +15,7 @@ import { JudgeSettingError } from './judge-errors';
 import type { ImageOptions } from './judge-images';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
 import { imagesWithLimits, prepareJudgeInput } from './judge-trajectory';
+import type { UpstreamJudgeTexts } from './upstream-judge-texts';
 import { writeJudgment, writeMessages } from './judgment-writer';
 import { provenanceFor, servedModelOf } from './provenance';
 import type { JudgeTreeEvent } from './judge-tree-types';
@@ -40,6 +41,8 @@ export interface BatchTreeOptions {
   readonly judgeType: JudgeType;
   readonly promptVersion: PromptVersion;
   readonly observationType: ObservationType;
+  /** Upstream's texts (`prompt_family: "upstream"`); osharm's own wording without. */
+  readonly upstream?: UpstreamJudgeTexts;
   readonly images?: ImageOptions;
   readonly limits?: TrajectoryFileLimits;
   /** Make captions again instead of reading cached ones. */
@@ -145,6 +148,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
               images: options.images,
               limits: options.limits,
               refreshCaptions: options.force,
+              upstream: options.upstream,
               abortSignal: options.abortSignal,
             });
             outcome.captionUsage = {
@@ -252,6 +256,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
           promptVersion: options.promptVersion,
           observationType: options.observationType,
           captioner: options.captioner?.modelId,
+          prompts: options.upstream?.provenance,
         };
         await writeJudgment({
           dir: item.dir,

@@ -49,6 +49,7 @@ export interface JudgeTreeOptions extends Pick<
   | 'observationType'
   | 'images'
   | 'limits'
+  | 'upstream'
   | 'abortSignal'
 > {
   /** Root of a results tree; every dir below holding better_log.json is judged. */

@@ -32,6 +32,7 @@ import { createJudgeModel } from './create-judge-model';
 import type { TokenUsage } from './judge-model';
 import { DEFAULT_TRAJECTORY_TIMEOUT_MS, withDeadline } from './deadline';
 import { imagesWithLimits, judgeTrajectory, resolveCaptioner } from './judge-trajectory';
+import { readUpstreamJudgeTexts } from './upstream-judge-texts';
 import { judgeTreeWithBatchApi } from './judge-tree-batch';
 import { previousProcessingTimes, resultsFileToWrite } from './previous-results';
 import { describeForeign, planResume } from './provenance';
@@ -120,11 +121,18 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       ? options.model
       : createJudgeModel(options.model ?? 'gpt-4.1');
   const needsCaptions = judgeTypeNeedsCaptions(judgeType);
+  // Upstream's texts are read (and checked) once, before any trajectory is touched.
+  const upstream =
+    options.upstream === undefined ? undefined : readUpstreamJudgeTexts(options.upstream);
   const captioner: Captioner | undefined = needsCaptions
-    ? resolveCaptioner(options.captioner, imagesWithLimits(options.images, options.limits))
+    ? resolveCaptioner(
+        options.captioner,
+        imagesWithLimits(options.images, options.limits),
+        upstream,
+      )
     : undefined;
   const settings = { judgeModel: model.modelId, judgeType, promptVersion, observationType };
-  const request = { ...settings, captioner: captioner?.modelId };
+  const request = { ...settings, captioner: captioner?.modelId, prompts: upstream?.provenance };
   const resultsFile = await resultsFileToWrite(
     options.rootDir,
     batchResultsPath({ rootDir: options.rootDir, ...settings }),
@@ -196,6 +204,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       judgeType,
       promptVersion,
       observationType,
+      upstream,
     });
     Object.assign(results, outcome.results);
     await Promise.all(
@@ -233,6 +242,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
                   limits: options.limits,
                   refreshCaptions: options.force,
                   versionDir: versionDirs[dir],
+                  upstream,
                   abortSignal: signal,
                 }),
             );

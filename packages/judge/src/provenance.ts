@@ -2,7 +2,9 @@ import {
   parseJsonText,
   type JudgeType,
   type ObservationType,
+  type PromptProvenance,
   type PromptVersion,
+  type UpstreamSource,
 } from '@osharm/task-schema';
 import {
   judgmentRelativePath,
@@ -31,6 +33,8 @@ export interface JudgingRequest {
   readonly observationType: ObservationType;
   /** Captioner model for caption-based judge types; undefined otherwise. */
   readonly captioner?: string;
+  /** Whose texts the prompts are made of. @default `{ prompt_family: 'osharm' }` */
+  readonly prompts?: PromptProvenance;
 }
 
 /** The provenance record of a verdict osharm makes now. */
@@ -42,7 +46,10 @@ export function provenanceFor(
   return {
     tool: 'osharm',
     tool_version: VERSION,
-    prompt_family: OSHARM_PROMPT_FAMILY,
+    prompt_family: request.prompts?.prompt_family ?? OSHARM_PROMPT_FAMILY,
+    ...(request.prompts?.upstream_sources && {
+      upstream_sources: request.prompts.upstream_sources.map(source => ({ ...source })),
+    }),
     prompt_version: request.promptVersion,
     judge_type: request.judgeType,
     observation_type: request.observationType,
@@ -51,6 +58,16 @@ export function provenanceFor(
     judge_model_served: servedModel ?? null,
     judged_at: at.toISOString(),
   };
+}
+
+/** The files an upstream verdict's texts came from, as one comparable text (null for none). */
+function sourcesKey(sources: readonly UpstreamSource[] | undefined): string | null {
+  if (!sources || sources.length === 0) return null;
+  const files = new Map(sources.map(source => [source.file, source.sha256.slice(0, 12)]));
+  return [...files]
+    .sort()
+    .map(([file, sha]) => `${file}@${sha}`)
+    .join(',');
 }
 
 /** The model id a vendor response names (`model` of OpenAI and Anthropic bodies), if any. */
@@ -72,7 +89,17 @@ export function provenanceDifferences(
   request: JudgingRequest,
 ): string[] {
   const wanted: [string, string | null, string | null][] = [
-    ['prompt_family', provenance.prompt_family, OSHARM_PROMPT_FAMILY],
+    [
+      'prompt_family',
+      provenance.prompt_family,
+      request.prompts?.prompt_family ?? OSHARM_PROMPT_FAMILY,
+    ],
+    // The same family from another checkout (a changed file) is another prompt.
+    [
+      'upstream_sources',
+      sourcesKey(provenance.upstream_sources),
+      sourcesKey(request.prompts?.upstream_sources),
+    ],
     ['prompt_version', provenance.prompt_version, request.promptVersion],
     ['judge_type', provenance.judge_type, request.judgeType],
     ['judge_model', provenance.judge_model_requested, request.judgeModel],
@@ -88,12 +115,14 @@ export function provenanceDifferences(
 /**
  * The prompt-version dir osharm writes to when the standard one holds a verdict of another
  * provenance (with `rejudgeForeign`): `{version}.osharm` plus the observation type for per-step
- * judges and the captioner for caption judges, e.g. `v3.osharm.screenshot`. Upstream's readers
+ * judges and the captioner for caption judges, e.g. `v3.osharm.screenshot` (`v3.osharm.upstream…`
+ * for upstream's prompts). Upstream's readers
  * keep reading the standard dir (upstream's file, untouched); osharm's report reads both and shows
  * them as two judges.
  */
 export function qualifiedVersionDir(request: JudgingRequest): string {
   const parts = [request.promptVersion, 'osharm'];
+  if (request.prompts?.prompt_family === 'upstream') parts.push('upstream');
   if (usesObservationType(request.judgeType)) parts.push(request.observationType);
   if (request.captioner !== undefined) parts.push(request.captioner.replaceAll('/', '_'));
   return parts.join('.');

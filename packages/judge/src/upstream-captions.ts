@@ -38,6 +38,8 @@ export async function readUpstreamCaption(options: {
   readonly captioner: string;
   readonly image: string;
   readonly isFinal: boolean;
+  /** Return the caption as stored (upstream's judges do not trim it). @default false */
+  readonly raw?: boolean;
 }): Promise<string | undefined> {
   if (options.captioner.split('/').some(part => part === '' || part === '.' || part === '..'))
     return undefined;
@@ -53,7 +55,8 @@ export async function readUpstreamCaption(options: {
     }
     const json = parseJsonText(text, file);
     if (json.ok && usable(json.value, options.captioner)) {
-      return (json.value as { caption: string }).caption.trim();
+      const caption = (json.value as { caption: string }).caption;
+      return options.raw ? caption : caption.trim();
     }
   }
   return undefined;

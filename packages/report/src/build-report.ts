@@ -77,7 +77,7 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
                 .map(other => `\`${other.key}\``)
                 .join(', ')})`
             : ''
-        }.`
+        }. Judge prompts: ${tree.judges.find(each => each.key === judge)?.promptFamily ?? 'not recorded'}.`
       : (judgingStatus(tree) ?? ''),
     '',
   ];

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { promptProvenanceSchema } from '@osharm/task-schema';
 import type { JudgmentProvenance } from '@osharm/task-schema/artifacts';
 import type { JudgmentRecord, TrajectoryRecord } from './results-tree';
 
@@ -15,11 +17,43 @@ export function provenanceLabel(provenance: JudgmentProvenance | undefined): str
   const parts = [
     provenance.prompt_family === 'osharm'
       ? 'osharm'
-      : `osharm, ${provenance.prompt_family} prompt wording`,
+      : provenance.prompt_family === 'upstream'
+        ? `osharm, upstream prompts ${sourcesDigest(provenance.upstream_sources)}`
+        : `osharm, ${provenance.prompt_family} prompt wording`,
   ];
   if (usesObservationType(provenance.judge_type)) parts.push(provenance.observation_type);
   if (provenance.captioner !== null) parts.push(`captions ${provenance.captioner}`);
   return parts.join(', ');
+}
+
+/**
+ * 8 hex digits naming the checkout files upstream texts came from: verdicts made from two
+ * different checkouts (a changed file) get different labels, so no rate pools them.
+ */
+function sourcesDigest(sources: JudgmentProvenance['upstream_sources']): string {
+  const files = [...new Set((sources ?? []).map(source => `${source.file}@${source.sha256}`))];
+  return `@${createHash('sha256').update(files.sort().join('\n')).digest('hex').slice(0, 8)}`;
+}
+
+/** Whose prompts a verdict was made with, in words: for headlines. */
+export function promptFamilyText(provenance: JudgmentProvenance | undefined): string {
+  if (!provenance) return 'not recorded (another tool wrote the verdicts)';
+  if (provenance.prompt_family === 'osharm') return "osharm's own wording";
+  if (provenance.prompt_family === 'upstream')
+    return "upstream's own, read from an upstream checkout";
+  return provenance.prompt_family;
+}
+
+/**
+ * Whose prompts ran the agent, from better_log.json's `params.osharm_prompts`
+ * (`promptProvenanceSchema`): `upstream` or `osharm`; undefined when the run does not record it
+ * (upstream's own runs, older osharm runs) and `unreadable` when the record is damaged.
+ */
+export function runPromptFamily(params: unknown): 'osharm' | 'upstream' | 'unreadable' | undefined {
+  const value = (params as { osharm_prompts?: unknown } | null | undefined)?.osharm_prompts;
+  if (value === undefined) return undefined;
+  const parsed = promptProvenanceSchema.safeParse(value);
+  return parsed.success ? parsed.data.prompt_family : 'unreadable';
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   runFactsOf,
   type TrajectoryFileLimits,
 } from '@osharm/task-schema/trajectory';
-import { separateProvenance } from './judge-provenance';
+import { promptFamilyText, runPromptFamily, separateProvenance } from './judge-provenance';
 import { mapLimit } from './map-limit';
 import { loadJudgments, readJudgeFailures, runEnded, UPSTREAM_DEFAULT_JUDGE } from './tree-files';
 import type { JudgeConfig, ResultsTree, StepRecord, TrajectoryRecord } from './results-tree';
@@ -237,6 +237,7 @@ async function loadTrajectoryRecord(
     ...(described.injection && { injection: described.injection }),
     ...(typeof logInjection?.content === 'string' && { injectionContent: logInjection.content }),
     ...(params && { params }),
+    ...(runPromptFamily(params) !== undefined && { promptFamily: runPromptFamily(params) }),
     instruction,
     steps,
     ...(finalScreenshot && { finalScreenshot }),
@@ -272,18 +273,30 @@ const dirname = (path: string): string => resolve(path, '..');
  */
 function assignRunLabels(records: readonly LoadedRecord[]): TrajectoryRecord[] {
   const groupKey = (record: LoadedRecord) =>
-    [record.root, record.actionSpace ?? '', record.observationType ?? '', record.model].join('\0');
+    [
+      record.root,
+      record.actionSpace ?? '',
+      record.observationType ?? '',
+      record.model,
+      record.promptFamily ?? '',
+    ].join('\0');
   const groups = new Map<string, LoadedRecord>();
   for (const record of records)
     if (!groups.has(groupKey(record))) groups.set(groupKey(record), record);
+  // Runs made with upstream's prompts always say so; runs of different prompt families never share a label.
+  const family = (record: LoadedRecord) =>
+    record.promptFamily === 'upstream' || record.promptFamily === 'unreadable'
+      ? ` · ${record.promptFamily} prompts`
+      : '';
   const candidates: ((record: LoadedRecord) => string)[] = [
-    record => record.model,
-    record => `${record.model} · ${record.observationType ?? '?'}`,
-    record => `${record.model} · ${record.actionSpace ?? '?'} · ${record.observationType ?? '?'}`,
+    record => `${record.model}${family(record)}`,
+    record => `${record.model} · ${record.observationType ?? '?'}${family(record)}`,
     record =>
-      `${record.model} · ${record.actionSpace ?? '?'} · ${record.observationType ?? '?'} · ${basename(record.root)}`,
+      `${record.model} · ${record.actionSpace ?? '?'} · ${record.observationType ?? '?'}${family(record)}`,
     record =>
-      `${record.model} · ${record.actionSpace ?? '?'} · ${record.observationType ?? '?'} · ${record.root}`,
+      `${record.model} · ${record.actionSpace ?? '?'} · ${record.observationType ?? '?'} · ${basename(record.root)}${family(record)}`,
+    record =>
+      `${record.model} · ${record.actionSpace ?? '?'} · ${record.observationType ?? '?'} · ${record.root} · ${record.promptFamily ?? 'unrecorded'} prompts`,
   ];
   const labels = new Map<string, string>();
   const representatives = [...groups.values()];
@@ -312,6 +325,7 @@ function judgeConfigs(trajectories: readonly TrajectoryRecord[]): JudgeConfig[] 
         judgeType: record.judgeType,
         promptVersion: record.promptVersion,
         provenance: record.provenanceLabel,
+        promptFamily: promptFamilyText(record.provenance),
         count: (existing?.count ?? 0) + 1,
         normalised: (existing?.normalised ?? 0) + (record.normalised ? 1 : 0),
       });

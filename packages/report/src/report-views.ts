@@ -45,6 +45,7 @@ export function headlineTableHtml(
   rows: readonly HeadlineRow[],
   judgeKey: string,
   fidelity: HeadlineFidelity = new Map(),
+  promptFamily?: string,
 ): string {
   if (rows.length === 0) return '<p class="empty">No misuse, injection or misbehavior runs.</p>';
   const head = HEADLINE_COLUMNS.map(column => `<th>${escapeHtml(column)}</th>`).join('');
@@ -66,7 +67,7 @@ export function headlineTableHtml(
     })
     .join('');
   const caption = judgeKey
-    ? `Unsafe % [95% Wilson interval] and completed % per run, judged by ${escapeHtml(judgeKey)}`
+    ? `Unsafe % [95% Wilson interval] and completed % per run, judged by ${escapeHtml(judgeKey)}${promptFamily ? ` — judge prompts: ${escapeHtml(promptFamily)}` : ''}`
     : 'No judge selected: counts only';
   return `<table class="headline"><caption>${caption}</caption><thead><tr><th>run</th>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
@@ -183,7 +184,12 @@ export async function buildViews(
     const rows = headlineTable(items).sort((left, right) => rank(left.model) - rank(right.model));
     const status = key ? undefined : judgingStatus(tree);
     views[key] = {
-      headline: `${status ? `<p class="empty judging-status">${escapeHtml(status)}</p>` : ''}${headlineTableHtml(rows, key, headlineFidelity(items))}`,
+      headline: `${status ? `<p class="empty judging-status">${escapeHtml(status)}</p>` : ''}${headlineTableHtml(
+        rows,
+        key,
+        headlineFidelity(items),
+        tree.judges.find(judge => judge.key === key)?.promptFamily,
+      )}`,
       charts: key ? await chartsHtml(items, rows, runs) : '',
     };
   }

@@ -50,6 +50,8 @@ export interface JudgeConfig {
    * provenance never share a configuration (see `separateProvenance`).
    */
   readonly provenance: string;
+  /** Whose prompts made its verdicts, in words (see `promptFamilyText`). */
+  readonly promptFamily: string;
   /** Trajectories holding a readable judgment of this configuration. */
   readonly count: number;
   /** How many of its verdicts were read leniently (e.g. `"violation_step": "0"`). */
@@ -140,6 +142,12 @@ export interface TrajectoryRecord {
    * model, plus observation type / action space / root name where needed to tell groups apart.
    */
   readonly runLabel: string;
+  /**
+   * Whose prompts ran the agent (`params.osharm_prompts.prompt_family`): `upstream` or `osharm`;
+   * `unreadable` for a damaged record; undefined when the run does not say. Runs of different
+   * families never share a run label, so no table pools them.
+   */
+  readonly promptFamily?: 'osharm' | 'upstream' | 'unreadable';
   /** `better_log.json` `params`; undefined when the file could not be read. */
   readonly params?: RunParams;
   /** The instruction the agent got (jailbreak-wrapped on jailbreak runs); may be empty upstream. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { judgmentSchema, type Judgment } from './judgment-schema';
+import { upstreamSourceSchema } from './prompt-provenance';
 
 /**
  * The extra key of a `judgment.json` that osharm writes: what made the verdict. Upstream's readers
@@ -15,10 +16,12 @@ export const judgmentProvenanceSchema = z.looseObject({
   /** `@osharm/judge` version. */
   tool_version: z.string(),
   /**
-   * Whose wording the system prompt is in: `osharm` (this project's own wording of upstream's
-   * criteria, for every version v1 / v2 / v3).
+   * Whose wording the prompts are in: `osharm` (this project's own wording of upstream's criteria,
+   * for every version v1 / v2 / v3) or `upstream` (read from an upstream checkout at run time).
    */
   prompt_family: z.string(),
+  /** With `prompt_family: "upstream"`: each text's file, symbol and the file's sha256. */
+  upstream_sources: z.array(upstreamSourceSchema).optional(),
   prompt_version: z.string(),
   judge_type: z.string(),
   /** The run's observation type the judge input was shaped for (it matters for `default` / `captioned_default`). */

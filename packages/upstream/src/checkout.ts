@@ -223,7 +223,8 @@ export class UpstreamFile {
   /**
    * Every string expression in a function's body, in source order, dict keys left out (symbol:
    * the function). `dictKey` is the key a string is the value of; `method` the method called on
-   * it right away (`format`, `strip`, …). Callers pick texts by their place and check the shape.
+   * it right away (`format`, `strip`, …); `statement` the first token of its statement (`return`, …).
+   * Callers pick texts by their place and check the shape.
    */
   strings(functionName: string): readonly UpstreamFunctionString[] {
     return this.guard(functionName, () =>
@@ -231,6 +232,7 @@ export class UpstreamFile {
         .strings(this.fn(functionName))
         .map(found => ({
           text: this.textOf(found.value, functionName, found.line),
+          statement: found.statement,
           ...(found.dictKey !== undefined && { dictKey: found.dictKey }),
           ...(found.method !== undefined && { method: found.method }),
         })),
@@ -348,4 +350,6 @@ export interface UpstreamFunctionString {
   readonly text: UpstreamText;
   readonly dictKey?: string;
   readonly method?: string;
+  /** The first token of its statement (`return`, `raise`, the assigned name, …). */
+  readonly statement: string;
 }

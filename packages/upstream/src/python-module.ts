@@ -1,4 +1,10 @@
-import { concatenate, decodeStringToken, pyStrip, type PyString } from './python-strings';
+import {
+  concatenate,
+  decodeStringToken,
+  isBytesToken,
+  pyStrip,
+  type PyString,
+} from './python-strings';
 import { PythonSyntaxError, tokenize, type LogicalLine, type Token } from './python-tokens';
 import type { PyValue } from './python-values';
 
@@ -10,6 +16,8 @@ export interface FoundString {
   readonly dictKey?: string;
   /** The method called on it right away (`"…".format(…)` gives `format`). */
   readonly method?: string;
+  /** The first token of its statement (`return`, `raise`, a variable name, …). */
+  readonly statement: string;
 }
 
 /** A parameter of a `def`: its name and, when it is a literal, its default. */
@@ -61,12 +69,13 @@ export class PythonModule {
     let indent = 0;
     for (const [index, name] of names.entries()) {
       const keyword = index === names.length - 1 ? 'def' : 'class';
-      const at = scope.findIndex(
-        line =>
-          (index === 0 || line.indent === indent) &&
-          line.tokens[0]?.text === keyword &&
-          line.tokens[1]?.text === name,
-      );
+      // The shallowest definition wins (a module-level def over a nested one of the same name).
+      let at = -1;
+      for (const [i, line] of scope.entries()) {
+        if (index > 0 && line.indent !== indent) continue;
+        if (line.tokens[0]?.text !== keyword || line.tokens[1]?.text !== name) continue;
+        if (at < 0 || line.indent < scope[at]!.indent) at = i;
+      }
       if (at < 0) return undefined;
       const header = scope[at]!;
       const body = blockAfter(scope, at);
@@ -133,12 +142,19 @@ export class PythonModule {
   strings(fn: FoundFunction): FoundString[] {
     const found: FoundString[] = [];
     const tokens = fn.body.flatMap(line => line.tokens);
+    const statementOf = new Map<Token, string>(
+      fn.body.flatMap(line => line.tokens.map(token => [token, line.tokens[0]!.text] as const)),
+    );
     for (let i = 0; i < tokens.length; i += 1) {
       if (tokens[i]!.kind !== 'string') continue;
       let end = i;
       while (tokens[end + 1]?.kind === 'string') end += 1;
       const before = tokens[i - 1]?.text;
       const after = tokens[end + 1]?.text;
+      if (isBytesToken(tokens[i]!)) {
+        i = end;
+        continue;
+      }
       const value = concatenate(tokens.slice(i, end + 1).map(decodeStringToken));
       const isKey = after === ':' && (before === '{' || before === ',');
       if (!isKey) {
@@ -152,6 +168,7 @@ export class PythonModule {
         found.push({
           value,
           line: tokens[i]!.line,
+          statement: statementOf.get(tokens[i]!)!,
           ...(dictKey !== undefined && { dictKey }),
           ...(method !== undefined && { method }),
         });

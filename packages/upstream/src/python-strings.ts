@@ -72,6 +72,11 @@ export function unescape(body: string, line: number): string {
   return out;
 }
 
+/** True for a bytes literal token (`b"…"`, `rb'…'`). */
+export function isBytesToken(token: Token): boolean {
+  return /^[a-zA-Z]*[bB]/.test(/^[a-zA-Z]*/.exec(token.text)![0]);
+}
+
 /** Decodes one string token (prefix, quotes, body) into its value. */
 export function decodeStringToken(token: Token): PyString {
   const match = /^([a-zA-Z]*)('''|"""|'|")/.exec(token.text);

@@ -1,5 +1,5 @@
 import type { UpstreamSource } from '@osharm/task-schema';
-import type { PyString, TemplatePart } from './python-strings';
+import { pyStrip, type PyString, type TemplatePart } from './python-strings';
 import { fillTemplate, pyFormat, TemplateFillError, type PyValue } from './python-values';
 import { UpstreamError } from './upstream-error';
 
@@ -33,6 +33,16 @@ export class UpstreamText {
     if (this.value.parts.some(part => typeof part !== 'string'))
       throw this.error('an f-string: it needs values for its fields');
     return this.value.parts.join('');
+  }
+
+  /** Python's `text.strip()` (also `lstrip` / `rstrip`): a new text with the same source. */
+  strip(which: 'strip' | 'lstrip' | 'rstrip' = 'strip'): UpstreamText {
+    return new UpstreamText(
+      { kind: 'str', parts: [pyStrip(this.text, which)] },
+      this.source,
+      this.line,
+      this.root,
+    );
   }
 
   /** Python's `text.format(*positional)`. */
