@@ -209,7 +209,7 @@ describe('createPromptAgent: message construction', () => {
     expect(model.generateCalls.at(-1)!.messages).toHaveLength(1);
   });
 
-  it('reports the run params with upstream key names', () => {
+  it("reports the run params with upstream key names, and osharm's prompt family beside them", () => {
     const agent = createPromptAgent({ model: new MockAgentModel({ modelId: 'o4-mini' }) });
     expect(agent.params).toEqual({
       platform: 'ubuntu',
@@ -221,6 +221,7 @@ describe('createPromptAgent: message construction', () => {
       observation_type: 'screenshot_a11y_tree',
       max_trajectory_length: 3,
       a11y_tree_max_tokens: 10000,
+      osharm_prompts: { prompt_family: 'osharm' },
     });
     expect(agent.agentId).toBe('o4-mini');
   });

@@ -39,7 +39,9 @@ async function screenshot(seed: number): Promise<Buffer> {
       data[offset + 1] = (y * 5 + seed * 17) & 0xff;
       data[offset + 2] = ((x ^ y) + seed) & 0xff;
     }
-  return sharp(data, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(data, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** Texts that make the tokenizer work: non-Latin scripts, emoji, quotes, digits, long runs. */
@@ -145,70 +147,105 @@ function parts(message: { role: string; content: string | Part[] }): Part[] {
     ? [{ type: 'text', text: message.content }]
     : message.content.map(part =>
         part.type === 'image_url'
-          ? { type: 'image_url', image_url: { url: part.image_url!.url, detail: part.image_url!.detail ?? 'high' } }
+          ? {
+              type: 'image_url',
+              image_url: { url: part.image_url!.url, detail: part.image_url!.detail ?? 'high' },
+            }
           : { type: part.type, text: part.text! },
       );
 }
 
 const CASES: readonly Case[] = [
   { observationType: 'screenshot', actionSpace: 'pyautogui', a11yTreeMaxTokens: 10_000, rows: 40 },
-  { observationType: 'screenshot', actionSpace: 'computer_13', a11yTreeMaxTokens: 10_000, rows: 40 },
+  {
+    observationType: 'screenshot',
+    actionSpace: 'computer_13',
+    a11yTreeMaxTokens: 10_000,
+    rows: 40,
+  },
   { observationType: 'a11y_tree', actionSpace: 'pyautogui', a11yTreeMaxTokens: 10_000, rows: 900 },
   { observationType: 'a11y_tree', actionSpace: 'computer_13', a11yTreeMaxTokens: 700, rows: 200 },
-  { observationType: 'screenshot_a11y_tree', actionSpace: 'pyautogui', a11yTreeMaxTokens: 10_000, rows: 900 },
-  { observationType: 'screenshot_a11y_tree', actionSpace: 'computer_13', a11yTreeMaxTokens: 1_000, rows: 200 },
+  {
+    observationType: 'screenshot_a11y_tree',
+    actionSpace: 'pyautogui',
+    a11yTreeMaxTokens: 10_000,
+    rows: 900,
+  },
+  {
+    observationType: 'screenshot_a11y_tree',
+    actionSpace: 'computer_13',
+    a11yTreeMaxTokens: 1_000,
+    rows: 200,
+  },
   { observationType: 'som', actionSpace: 'pyautogui', a11yTreeMaxTokens: 10_000, rows: 200 },
   { observationType: 'som', actionSpace: 'pyautogui', a11yTreeMaxTokens: 500, rows: 200 },
 ];
 
 describe("upstream's PromptAgent and osharm's with upstream's texts send the same requests", () => {
   for (const spec of CASES) {
-    it(`${spec.observationType} × ${spec.actionSpace}, a11y budget ${spec.a11yTreeMaxTokens}`, { timeout: 240_000 }, async () => {
-      const instruction = 'Open the file “report.pdf” in ~/Documents and summarise it in 3 bullet points.';
-      const code =
-        spec.actionSpace === 'pyautogui'
-          ? 'I will click the menu first.\n```python\npyautogui.click(100, 200)\n```'
-          : 'Clicking.\n```json\n{"action_type": "CLICK", "x": 100, "y": 200}\n```';
-      const steps: Step[] = [
-        { screenshot: await screenshot(1), accessibilityTree: stressedXml(spec.rows, 1), response: `  ${code}\n\n` },
-        { screenshot: await screenshot(2), accessibilityTree: stressedXml(spec.rows, 2), response: code },
-      ];
-      const expected = upstreamRequests(spec, instruction, steps) as {
-        model: string;
-        messages: { role: string; content: Part[] }[];
-        max_tokens: number;
-        top_p: number;
-        temperature: number;
-      }[];
-      const actual = (await osharmRequests(spec, instruction, steps)) as unknown as typeof expected;
-      expect(actual).toHaveLength(2);
-      expect(expected).toHaveLength(2);
-      for (const [index, request] of actual.entries()) {
-        const oracle = expected[index]!;
-        expect(request.model).toBe(oracle.model);
-        expect(request.max_tokens).toBe(oracle.max_tokens);
-        expect(request.top_p).toBe(oracle.top_p);
-        expect(request.temperature).toBe(oracle.temperature);
-        expect(request.messages.map(message => message.role)).toEqual(
-          oracle.messages.map(message => message.role),
-        );
-        for (const [at, message] of request.messages.entries()) {
-          const mine = parts(message);
-          const theirs = parts(oracle.messages[at]!);
-          if (spec.observationType === 'som') {
-            // Named difference: the tagged screenshot is drawn by osharm (sharp, its own digit
-            // glyphs), not by PIL with its default font, so its PNG bytes differ; the boxes kept,
-            // their numbering and the table are the same (the text parts are compared).
-            expect(mine.map(part => part.type)).toEqual(theirs.map(part => part.type));
-            expect(mine.filter(part => part.type === 'text')).toEqual(
-              theirs.filter(part => part.type === 'text'),
-            );
-          } else expect(mine).toEqual(theirs);
+    it(
+      `${spec.observationType} × ${spec.actionSpace}, a11y budget ${spec.a11yTreeMaxTokens}`,
+      { timeout: 240_000 },
+      async () => {
+        const instruction =
+          'Open the file “report.pdf” in ~/Documents and summarise it in 3 bullet points.';
+        const code =
+          spec.actionSpace === 'pyautogui'
+            ? 'I will click the menu first.\n```python\npyautogui.click(100, 200)\n```'
+            : 'Clicking.\n```json\n{"action_type": "CLICK", "x": 100, "y": 200}\n```';
+        const steps: Step[] = [
+          {
+            screenshot: await screenshot(1),
+            accessibilityTree: stressedXml(spec.rows, 1),
+            response: `  ${code}\n\n`,
+          },
+          {
+            screenshot: await screenshot(2),
+            accessibilityTree: stressedXml(spec.rows, 2),
+            response: code,
+          },
+        ];
+        const expected = upstreamRequests(spec, instruction, steps) as {
+          model: string;
+          messages: { role: string; content: Part[] }[];
+          max_tokens: number;
+          top_p: number;
+          temperature: number;
+        }[];
+        const actual = (await osharmRequests(
+          spec,
+          instruction,
+          steps,
+        )) as unknown as typeof expected;
+        expect(actual).toHaveLength(2);
+        expect(expected).toHaveLength(2);
+        for (const [index, request] of actual.entries()) {
+          const oracle = expected[index]!;
+          expect(request.model).toBe(oracle.model);
+          expect(request.max_tokens).toBe(oracle.max_tokens);
+          expect(request.top_p).toBe(oracle.top_p);
+          expect(request.temperature).toBe(oracle.temperature);
+          expect(request.messages.map(message => message.role)).toEqual(
+            oracle.messages.map(message => message.role),
+          );
+          for (const [at, message] of request.messages.entries()) {
+            const mine = parts(message);
+            const theirs = parts(oracle.messages[at]!);
+            if (spec.observationType === 'som') {
+              // Named difference: the tagged screenshot is drawn by osharm (sharp, its own digit
+              // glyphs), not by PIL with its default font, so its PNG bytes differ; the boxes kept,
+              // their numbering and the table are the same (the text parts are compared).
+              expect(mine.map(part => part.type)).toEqual(theirs.map(part => part.type));
+              expect(mine.filter(part => part.type === 'text')).toEqual(
+                theirs.filter(part => part.type === 'text'),
+              );
+            } else expect(mine).toEqual(theirs);
+          }
         }
-      }
-      // The budget cut the table where the case asks for it (the comparison covered a trim).
-      const lastText = parts(expected[1]!.messages.at(-1)!)[0]!.text ?? '';
-      if (spec.a11yTreeMaxTokens < 10_000) expect(lastText).toContain(TRIM_MARKER);
-    });
+        // The budget cut the table where the case asks for it (the comparison covered a trim).
+        const lastText = parts(expected[1]!.messages.at(-1)!)[0]!.text ?? '';
+        if (spec.a11yTreeMaxTokens < 10_000) expect(lastText).toContain(TRIM_MARKER);
+      },
+    );
   }
 });

@@ -75,10 +75,27 @@ export function loadUpstreamAgentPrompts(checkout: UpstreamCheckout): UpstreamAg
   };
   const plain = (text: UpstreamText) => text.text; // throws for an f-string, naming the symbol
   const [taskLine] = once('the task line', [
-    'system_message', '=', 'self', '.', 'system_message', '+', STR, ...formatOf('instruction'),
+    'system_message',
+    '=',
+    'self',
+    '.',
+    'system_message',
+    '+',
+    STR,
+    ...formatOf('instruction'),
   ]);
   const [currentScreenshot, currentBoth] = once('the current screenshot texts', [
-    'base_text', '=', STR, 'if', 'self', '.', 'observation_type', '==', '"screenshot"', 'else', STR,
+    'base_text',
+    '=',
+    STR,
+    'if',
+    'self',
+    '.',
+    'observation_type',
+    '==',
+    '"screenshot"',
+    'else',
+    STR,
     ...formatOf('linearized_accessibility_tree'),
   ]);
   const current = (type: ObservationType) =>
@@ -93,10 +110,26 @@ export function loadUpstreamAgentPrompts(checkout: UpstreamCheckout): UpstreamAg
       ['"text"', ':', STR, ...formatOf('_linearized_accessibility_tree')],
       type,
     )[0]!;
-  const [historyScreenshot] = once('the screenshot / som history text', ['"text"', ':', STR], 'som');
+  const [historyScreenshot] = once(
+    'the screenshot / som history text',
+    ['"text"', ':', STR],
+    'som',
+  );
   const [noAction] = once('the placeholder of an empty reply', [
-    'previous_thought', '.', 'strip', '(', ')', 'if', 'len', '(', 'previous_thought', ')', '>',
-    '0', 'else', STR,
+    'previous_thought',
+    '.',
+    'strip',
+    '(',
+    ')',
+    'if',
+    'len',
+    '(',
+    'previous_thought',
+    ')',
+    '>',
+    '0',
+    'else',
+    STR,
   ]);
   const texts = {
     taskLine: plain(taskLine!),
@@ -125,8 +158,7 @@ export function loadUpstreamAgentPrompts(checkout: UpstreamCheckout): UpstreamAg
         });
       return systemPrompts.get(symbol)!.text;
     },
-    system: (systemPrompt, instruction) =>
-      systemPrompt + taskLine!.format(instruction),
+    system: (systemPrompt, instruction) => systemPrompt + taskLine!.format(instruction),
     current(observationType, value) {
       switch (observationType) {
         case 'screenshot':

@@ -51,7 +51,12 @@ const MESSAGE_TEMPLATES = ['assets/message_1.eml', 'assets/message_2.eml', 'asse
 /** An asset of the checkout as a text: its symbol is the whole file. */
 function assetText(checkout: UpstreamCheckout, path: string): UpstreamText {
   const file = checkout.file(path);
-  return new UpstreamText({ kind: 'str', parts: [file.content] }, file.source('(file)'), 1, checkout.root);
+  return new UpstreamText(
+    { kind: 'str', parts: [file.content] },
+    file.source('(file)'),
+    1,
+    checkout.root,
+  );
 }
 
 /**
@@ -92,13 +97,16 @@ export function loadUpstreamInjection(checkout: UpstreamCheckout): UpstreamInjec
       under: vector,
     });
     if (found.length !== 1)
-      throw shapeError(checkout, `the ${vector} command: found ${found.length} times, expected once`);
+      throw shapeError(
+        checkout,
+        `the ${vector} command: found ${found.length} times, expected once`,
+      );
     return found[0]![0]!;
   };
   const notify = command('desktop_notification');
   const title = /notify-send\s+'([^']*)'/.exec(literalText(notify))?.[1];
   if (title === undefined)
-    throw shapeError(checkout, 'the desktop_notification command has no notify-send \'<title>\'');
+    throw shapeError(checkout, "the desktop_notification command has no notify-send '<title>'");
   const draft = command('thunderbird_mail_draft');
   const composeArgument = (text: string) => {
     const filled = fillContent(checkout, draft, text);
@@ -115,7 +123,9 @@ export function loadUpstreamInjection(checkout: UpstreamCheckout): UpstreamInjec
     jailbreak: instruction => jailbreak.call(instruction),
     templates: {
       websitePage: text => website.formatNamed({ injection: text }),
-      receivedMessages: messages.map(message => (text: string) => message.formatNamed({ injection: text })),
+      receivedMessages: messages.map(
+        message => (text: string) => message.formatNamed({ injection: text }),
+      ),
       receivedMessageTemplates: messages.map(message => message.text),
       notificationTitle: title,
       draftComposeArgument: composeArgument,
@@ -145,7 +155,11 @@ function fillContent(checkout: UpstreamCheckout, text: UpstreamText, content: st
   return text.parts
     .map(part => {
       if (typeof part === 'string') return part;
-      if (/^\s*injection\s*\[\s*(['"])content\1\s*\]\s*$/.test(part.expr) && !part.conversion && !part.spec)
+      if (
+        /^\s*injection\s*\[\s*(['"])content\1\s*\]\s*$/.test(part.expr) &&
+        !part.conversion &&
+        !part.spec
+      )
         return content;
       throw shapeError(checkout, `field {${part.expr}} is not supported by this reader`);
     })

@@ -208,6 +208,8 @@ export async function runOne(
         endpointRouting(captioner ?? judge, context.io.env),
       ),
       observationType: flags.observationType,
+      // --upstream: the judge's prompts and layout are upstream's too.
+      ...(context.upstream && { upstream: context.upstream.root }),
     });
     return { ...counted, judgment: judged.judgment };
   } catch (caught) {

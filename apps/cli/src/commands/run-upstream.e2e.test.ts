@@ -55,7 +55,11 @@ function checkout(options: Parameters<typeof createTestCheckout>[0] = {}): strin
 
 describe('a bad --upstream: one line, exit 2, nothing written', () => {
   const cases: [string, () => string, RegExp][] = [
-    ['a directory that is not a checkout', () => join(tmpdir()), /not an upstream OS-Harm checkout/],
+    [
+      'a directory that is not a checkout',
+      () => join(tmpdir()),
+      /not an upstream OS-Harm checkout/,
+    ],
     [
       'a checkout missing a symbol',
       () => checkout({ replace: { 'mm_agents/prompts.py': 'OTHER = "x"\n' } }),
@@ -71,7 +75,15 @@ describe('a bad --upstream: one line, exit 2, nothing written', () => {
     it(`osharm run, ${name}`, async () => {
       const results = join(tmp, `bad-run-${cases.findIndex(c => c[0] === name)}`);
       const result = await osharm([
-        'run', '--upstream', dir(), '--model', 'gpt-4.1', '--judge-model', 'none', '--result-dir', results,
+        'run',
+        '--upstream',
+        dir(),
+        '--model',
+        'gpt-4.1',
+        '--judge-model',
+        'none',
+        '--result-dir',
+        results,
       ]);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(message);
@@ -80,7 +92,15 @@ describe('a bad --upstream: one line, exit 2, nothing written', () => {
     });
     it(`osharm tasks check, ${name}`, async () => {
       const out = join(tmp, `bad-check-${cases.findIndex(c => c[0] === name)}`);
-      const result = await osharm(['tasks', 'check', '--inject', '--upstream', dir(), '--out', out]);
+      const result = await osharm([
+        'tasks',
+        'check',
+        '--inject',
+        '--upstream',
+        dir(),
+        '--out',
+        out,
+      ]);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -90,63 +110,109 @@ describe('a bad --upstream: one line, exit 2, nothing written', () => {
 });
 
 describe.runIf(canRun)('osharm run --upstream on the local desktop', () => {
-  it("sends upstream's system prompt and jailbreak, records prompt_family upstream; resume never mixes families", { timeout: 600_000 }, async () => {
-    const dir = checkout();
-    const results = join(tmp, 'upstream-run');
-    const args = [
-      'run', '--upstream', dir, '--jailbreak', '--model', 'gpt-4.1', '--judge-model', 'none',
-      '--settle', '0.5', '--max-steps', '1', '--result-dir', results,
-      '--task', '_keylogger_autostart', '--observation-type', 'screenshot_a11y_tree',
-    ];
-    const first = server.calls.length;
-    const result = await osharm(args);
-    expect(result.code, result.stderr).toBe(0);
-    const request = server.calls[first]!.body as { messages: { role: string; content: string }[] };
-    const system = request.messages[0]!;
-    expect(system.role).toBe('system');
+  it(
+    "sends upstream's system prompt and jailbreak, records prompt_family upstream; resume never mixes families",
+    { timeout: 600_000 },
+    async () => {
+      const dir = checkout();
+      const results = join(tmp, 'upstream-run');
+      const args = [
+        'run',
+        '--upstream',
+        dir,
+        '--jailbreak',
+        '--model',
+        'gpt-4.1',
+        '--judge-model',
+        'none',
+        '--settle',
+        '0.5',
+        '--max-steps',
+        '1',
+        '--result-dir',
+        results,
+        '--task',
+        '_captcha',
+        '--observation-type',
+        'screenshot_a11y_tree',
+      ];
+      const first = server.calls.length;
+      const result = await osharm(args);
+      expect(result.code, result.stderr).toBe(0);
+      const request = server.calls[first]!.body as {
+        messages: { role: string; content: string }[];
+      };
+      const system = request.messages[0]!;
+      expect(system.role).toBe('system');
 
-    const runDir = join(results, 'pyautogui/screenshot_a11y_tree/gpt-4.1_jailbreak/os/_keylogger_autostart');
-    const log = JSON.parse(readFileSync(join(runDir, 'better_log.json'), 'utf8')) as {
-      params: { osharm_prompts: { prompt_family: string; upstream_sources: { file: string }[] } };
-      task: { instruction: string };
-    };
-    expect(log.params.osharm_prompts.prompt_family).toBe('upstream');
-    const files = new Set(log.params.osharm_prompts.upstream_sources.map(source => source.file));
-    for (const file of ['mm_agents/prompts.py', 'mm_agents/agent.py', 'run.py', 'lib_run_single.py'])
-      expect(files).toContain(file);
-    const fidelity = JSON.parse(readFileSync(join(runDir, 'fidelity.json'), 'utf8')) as {
-      osharm_prompts: unknown;
-    };
-    expect(fidelity.osharm_prompts).toEqual(log.params.osharm_prompts);
+      const runDir = join(
+        results,
+        'pyautogui/screenshot_a11y_tree/gpt-4.1_jailbreak/chrome/_captcha',
+      );
+      const log = JSON.parse(readFileSync(join(runDir, 'better_log.json'), 'utf8')) as {
+        params: { osharm_prompts: { prompt_family: string; upstream_sources: { file: string }[] } };
+        task: { instruction: string };
+      };
+      expect(log.params.osharm_prompts.prompt_family).toBe('upstream');
+      const files = new Set(log.params.osharm_prompts.upstream_sources.map(source => source.file));
+      for (const file of [
+        'mm_agents/prompts.py',
+        'mm_agents/agent.py',
+        'run.py',
+        'lib_run_single.py',
+      ])
+        expect(files).toContain(file);
+      const fidelity = JSON.parse(readFileSync(join(runDir, 'fidelity.json'), 'utf8')) as {
+        osharm_prompts: unknown;
+      };
+      expect(fidelity.osharm_prompts).toEqual(log.params.osharm_prompts);
 
-    // What upstream's own Python makes of the task's instruction: the jailbreak, and the system
-    // message its PromptAgent sends (run on a small observation: the system message does not
-    // depend on it).
-    const python = findParityPython();
-    const task = JSON.parse(
-      readFileSync(join(dir, 'evaluation_examples/examples/os/_keylogger_autostart.json'), 'utf8'),
-    ) as { instruction: string };
-    const jailbroken = upstreamJailbreak(python, dir, task.instruction);
-    expect(log.task.instruction).toBe(jailbroken);
-    const ranks = join(tmp, 'cl100k_base.tiktoken');
-    writeTiktokenRanks(ranks);
-    const [oracle] = upstreamAgentRequests({
-      python,
-      checkout: dir,
-      ranks,
-      agent: {
-        model: 'gpt-4.1', max_tokens: 1500, top_p: 0.9, temperature: 1.0,
-        action_space: 'pyautogui', observation_type: 'screenshot_a11y_tree',
-        max_trajectory_length: 3, a11y_tree_max_tokens: 10_000,
-      },
-      instruction: jailbroken,
-      steps: [{ screenshot: readFileSync(join(runDir, 'step_0.png')), accessibilityTree: '<desktop-frame/>', response: 'x' }],
-    }) as { messages: { content: { text: string }[] }[] }[];
-    expect(system.content).toBe(oracle!.messages[0]!.content[0]!.text);
+      // What upstream's own Python makes of the task's instruction: the jailbreak, and the system
+      // message its PromptAgent sends (run on a small observation: the system message does not
+      // depend on it).
+      const python = findParityPython();
+      const task = JSON.parse(
+        readFileSync(join(dir, 'evaluation_examples/examples/chrome/_captcha.json'), 'utf8'),
+      ) as { instruction: string };
+      const jailbroken = upstreamJailbreak(python, dir, task.instruction);
+      expect(log.task.instruction).toBe(jailbroken);
+      const ranks = join(tmp, 'cl100k_base.tiktoken');
+      writeTiktokenRanks(ranks);
+      const [oracle] = upstreamAgentRequests({
+        python,
+        checkout: dir,
+        ranks,
+        agent: {
+          model: 'gpt-4.1',
+          max_tokens: 1500,
+          top_p: 0.9,
+          temperature: 1.0,
+          action_space: 'pyautogui',
+          observation_type: 'screenshot_a11y_tree',
+          max_trajectory_length: 3,
+          a11y_tree_max_tokens: 10_000,
+        },
+        instruction: jailbroken,
+        steps: [
+          {
+            screenshot: readFileSync(join(runDir, 'step_0.png')),
+            accessibilityTree: '<desktop-frame/>',
+            response: 'x',
+          },
+        ],
+      }) as { messages: { content: { text: string }[] }[] }[];
+      expect(system.content).toBe(oracle!.messages[0]!.content[0]!.text);
 
-    // The same result dir without --upstream: refused, nothing run.
-    const again = await osharm(args.filter((_arg, index) => index !== 1 && index !== 2));
-    expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/prompt family "upstream".*"osharm"/);
-  });
+      // The same result dir without --upstream: refused, nothing run.
+      const again = await osharm([
+        ...args.filter((_arg, index) => index !== 1 && index !== 2),
+        '--test-config-base-dir',
+        join(dir, 'evaluation_examples'),
+        '--test-all-meta-path',
+        join(dir, 'evaluation_examples/test_misuse.json'),
+      ]);
+      expect(again.code).toBe(2);
+      expect(again.stderr).toMatch(/prompt family "upstream".*"osharm"/);
+    },
+  );
 });

@@ -11,13 +11,11 @@ import {
   BUNDLED_PROVIDERS,
   formatSummary,
   isOfflineModel,
-  loadUpstreamTexts,
-  UPSTREAM_ENV,
-  upstreamDatasetDir,
   parseShard,
   REAL_MODEL_HINT,
   RUN_DEFAULTS,
   runBenchmark,
+  UPSTREAM_ENV,
   type BundledProvider,
   type RunFlags,
 } from '@osharm/runner';
@@ -39,6 +37,7 @@ import {
 } from '../gemini-options';
 import { runProgress } from '../run-progress';
 import { onInterrupt } from '../run-interrupt';
+import { withUpstream } from '../upstream-options';
 
 /** The parsed flags of `osharm run`: the runner's options plus the CLI's own. */
 export interface RunCliFlags extends Omit<RunFlags, 'provider'> {
@@ -133,7 +132,7 @@ export function runCommand(run: CliRun): Command {
     )
     .option(
       '--test-config-base-dir <dir>',
-      'dataset base dir (examples/{domain}/{id}.json; with --upstream: the checkout\'s evaluation_examples)',
+      "dataset base dir (examples/{domain}/{id}.json; with --upstream: the checkout's evaluation_examples)",
       RUN_DEFAULTS.testConfigBaseDir,
     )
     .option(
@@ -319,27 +318,6 @@ Ctrl-C quits at once).`,
         runAction(withUpstream(flags, command, io), io, command.getOptionValueSource('pathToVm')),
       ),
     );
-}
-
-/**
- * `--upstream` (else OSHARM_UPSTREAM): the checkout is read before anything else (a bad one: one
- * line, exit 2), and its evaluation_examples/ is the dataset unless one is given.
- */
-function withUpstream(flags: RunCliFlags, command: Command, io: CliIo): RunCliFlags {
-  const upstream = flags.upstream ?? (io.env[UPSTREAM_ENV] || undefined);
-  if (upstream === undefined) return flags;
-  loadUpstreamTexts(resolve(io.cwd, upstream));
-  const given = (name: string) => command.getOptionValueSource(name) === 'cli';
-  return {
-    ...flags,
-    upstream,
-    ...(given('testConfigBaseDir')
-      ? {}
-      : { testConfigBaseDir: upstreamDatasetDir(resolve(io.cwd, upstream)) }),
-    ...(given('testAllMetaPath')
-      ? {}
-      : { testAllMetaPath: resolve(io.cwd, upstream, RUN_DEFAULTS.testAllMetaPath) }),
-  };
 }
 
 async function runAction(

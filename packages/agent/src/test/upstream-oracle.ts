@@ -49,7 +49,10 @@ export function writeTiktokenRanks(path: string): string {
 }
 
 /** The environment upstream's Python runs in (stand-in modules first on PYTHONPATH). */
-export function parityPythonEnv(ranks: string, extraPaths: readonly string[] = []): NodeJS.ProcessEnv {
+export function parityPythonEnv(
+  ranks: string,
+  extraPaths: readonly string[] = [],
+): NodeJS.ProcessEnv {
   return {
     ...process.env,
     PYTHONPATH: [...extraPaths, `${parityDir}stubs`].join(':'),
