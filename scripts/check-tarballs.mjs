@@ -12,11 +12,12 @@
 //   4. the install size and package count of @osharm/judge alone, and its cold import time.
 // Needs the packages built (`pnpm build:packages`) and npm with the registry reachable.
 // Usage: node scripts/check-tarballs.mjs [--keep]   (CI: .ci/run)
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 
 const root = new URL('..', import.meta.url).pathname;
 const keep = process.argv.includes('--keep');
@@ -296,7 +297,14 @@ try {
     );
     for (const file of ['three-lines.mjs', 'three-lines.cjs']) {
       try {
-        const out = sh('node', [file], { cwd: alone, env }).trim();
+        // Asynchronously: the stand-in answers from this process's event loop.
+        const { stdout } = await promisify(execFile)('node', [file], {
+          cwd: alone,
+          env,
+          encoding: 'utf8',
+          timeout: 120_000,
+        });
+        const out = stdout.trim();
         if (out.startsWith('safe'))
           ok(`packed @osharm/judge judged a trajectory: node ${file} → ${out}`);
         else fail(`node ${file} printed ${JSON.stringify(out)}`);

@@ -263,7 +263,7 @@ describe('writes stay in real dirs inside the tree', () => {
 });
 
 describe('caption cache', () => {
-  it('caches only complete captions; a truncated or empty one is made again; --force remakes all', async () => {
+  it('caches only complete captions; a truncated or empty one is made again; --recaption remakes all, --force alone none', async () => {
     const { root, dir } = await trajectory('captions');
     let mode: 'truncated' | 'empty' | 'good' = 'truncated';
     const stand = await standIn(call => {
@@ -276,13 +276,14 @@ describe('caption cache', () => {
       stand.calls.filter(call => call.structuredOutput.mode === 'none').length;
     const cacheDir = join(dir, 'captions', 'gpt-4o-2024-11-20');
     const cacheFiles = async () => (existsSync(cacheDir) ? (await readdir(cacheDir)).length : 0);
-    const run = (force = false) =>
+    const run = (force = false, recaption = force) =>
       judgeTree({
         rootDir: root,
         judgeType: 'all_step_aer',
         model: stand.judge(),
         captioner: stand.captioner(),
         force,
+        recaption,
       });
 
     // Truncated captions are used once (the judgment is made) but never cached.
@@ -314,9 +315,12 @@ describe('caption cache', () => {
       expect(entry).toMatchObject({ caption: 'A desktop with a terminal.', complete: true });
     }
 
-    // Complete captions are reused without --force, and made again with it.
+    // Complete captions are reused by --force alone, and made again with --recaption.
+    const forcedOnly = captionCalls();
+    await run(true, false);
+    expect(captionCalls() - forcedOnly).toBe(0);
     const reused = captionCalls();
-    await run(true);
+    await run(true, true);
     expect(captionCalls() - reused).toBe(3);
     const cachedRun = await judgeTree({
       rootDir: root,

@@ -122,6 +122,9 @@ describe('osharm judge', () => {
       'usage',
       'errored_runs',
       'foreign',
+      'missing_images',
+      'provenance',
+      'notes',
     ]);
   });
 });
