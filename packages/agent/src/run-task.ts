@@ -1,5 +1,3 @@
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InjectionVector, SetupStep, TaskConfig } from '@osharm/task-schema';
 import type {
@@ -7,13 +5,12 @@ import type {
   SetupWarningEntry,
   SetupWindowWaitEntry,
 } from '@osharm/task-schema/artifacts';
-import { recordTruncatedTransfer } from '@osharm/task-schema/artifacts';
 import { actionTimestamp, TrajectoryWriter } from '@osharm/task-schema/trajectory';
 import type { Action } from '@osharm/task-schema/trajectory';
 import type { AgentActionOutcome, AgentModelFailure, AgentV1 } from './agent';
 import { AgentModelCallError, AgentObservationError } from './agent-errors';
 import { describeModelFailure } from './model-failure';
-import { assembleRecording } from './recording';
+import { finishRecording } from './run-recording';
 import type { RunEnvironment, RunSetupOutcome } from './run-environment';
 
 /** The injection of an injection run, prepared by `@osharm/injection`'s `prepareInjection`. */
@@ -374,53 +371,4 @@ function setupWindowWaits(
     waited_ms: Math.round(wait.waitedMs),
     found: wait.found,
   }));
-}
-
-async function finishRecording(
-  env: RunEnvironment,
-  options: RunTaskOptions,
-  guestRecording: boolean,
-  signal: AbortSignal | undefined,
-): Promise<RunTaskResult['recording']> {
-  if (options.record === false) return 'none';
-  const destination = join(options.resultDir, 'recording.mp4');
-  if (guestRecording && env.endRecording) {
-    const ok = await env.endRecording(destination, { abortSignal: signal }).then(
-      async result => {
-        // a recording cut at its cap stays, marked (the run's fidelity record says so)
-        if (result && result.truncated) {
-          await recordTruncatedTransfer(options.resultDir, {
-            file: 'recording.mp4',
-            bytes: result.bytes,
-            cap: result.cap,
-          });
-        }
-        return true;
-      },
-      () => false,
-    );
-    if (ok) return 'guest';
-  }
-  const frames = (await readdir(options.resultDir))
-    .filter(name => /^step_\d+(_\d{8}@\d{6})?\.png$/.test(name))
-    .sort(byStep);
-  if (frames.length === 0) return 'none';
-  const assembled = await assembleRecording(
-    frames.map(name => join(options.resultDir, name)),
-    destination,
-  ).then(
-    () => true,
-    () => false,
-  );
-  return assembled ? 'assembled' : 'none';
-}
-
-function byStep(a: string, b: string): number {
-  const key = (name: string) => {
-    const match = /^step_(\d+)(?:_(\d{8}@\d{6}))?\.png$/.exec(name);
-    return [Number(match?.[1] ?? 0), match?.[2] ?? ''] as const;
-  };
-  const [stepA, timeA] = key(a);
-  const [stepB, timeB] = key(b);
-  return stepA - stepB || timeA.localeCompare(timeB);
 }

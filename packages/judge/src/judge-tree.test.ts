@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -475,6 +475,33 @@ describe('judgeTree: errored and unfinished runs (issue 9)', () => {
     });
     expect(Object.keys(again.results).sort()).toEqual([finished, unfinished].sort());
     expect(Object.keys(again.errored_runs).sort()).toEqual([early, errored!].sort());
+  });
+});
+
+describe('judgeTree: a desktop the agent destroyed (issue 24)', () => {
+  it('judges its trajectory up to there and counts it, never lists it as errored', async () => {
+    const stand = await standIn();
+    const root = await newRoot();
+    const entries = flatEntries(2, 73);
+    await writeTree(root, entries);
+    const [finished, destroyed] = entries.map(entry => join(root, entry.rel));
+    await writeTrajectoryFixture(destroyed!, {
+      instruction: `Tidy up [${entries[1]!.tag}].`,
+      steps: twoStepRun,
+      result: null,
+    });
+    await appendFile(
+      join(destroyed!, 'traj.jsonl'),
+      '{"Error": "os/_fixture - guest request failed: ECONNREFUSED", "environment_destroyed_by_agent": {"step": 2}}\n',
+    );
+    const result = await judgeTree({
+      rootDir: root,
+      model: createJudgeModel('gpt-4.1', stand.routing()),
+      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+    });
+    expect(Object.keys(result.results).sort()).toEqual([finished, destroyed].sort());
+    expect(result.errored_runs).toEqual({});
+    expect(await findJudgmentFiles(destroyed!)).not.toEqual([]);
   });
 });
 

@@ -68,9 +68,10 @@ PY
 sleep 0.5
 server=$(pgrep -f "^/opt/osharm/node .*guest-server-bin.js")
 echo "server pid $server"
+[ -z "$server" ] && echo "the guest server is not visible here"
 helpers=$(pgrep -f '^/opt/osharm/python3 .*desktop_helper' | tr '\n' ' ')
 echo "helper pids $helpers"
-/usr/bin/python3 - "$server" $helpers <<'PY'
+[ -n "$server" ] && /usr/bin/python3 - "$server" $helpers <<'PY'
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 pid = int(sys.argv[1])
@@ -169,12 +170,18 @@ describe.skipIf(skipReason !== undefined).each(variants)(
     it("the agent cannot take the guest server's place, ptrace it or read it", async () => {
       const attempt = await sh(sandbox.endpoint, impostor);
       console.log(`agent forgery attempt (hostUid ${hostUid}):\n${attempt.output.trim()}`);
-      expect(attempt.output).toMatch(/PTRACE_ATTACH -1 Operation not permitted/);
-      expect(attempt.output).toMatch(/PTRACE_SEIZE -1 Operation not permitted/);
-      expect(attempt.output).toMatch(/environ Permission denied/);
-      expect(attempt.output).toMatch(/mem Permission denied/);
-      expect(attempt.output).toMatch(/fds opened through \/proc: 0, taken with pidfd_getfd: 0/);
-      expect(attempt.output).toMatch(/helpers: 2, their pipes or environment opened: 0/);
+      // With the agent's namespace (issue 24) the server has no pid the agent could name; without it
+      // (hostUid null as root: see docs) every attempt on it fails.
+      const hidden = attempt.output.includes('the guest server is not visible here');
+      expect(hidden).toBe(hostUid !== null || process.getuid?.() !== 0);
+      if (!hidden) {
+        expect(attempt.output).toMatch(/PTRACE_ATTACH -1 Operation not permitted/);
+        expect(attempt.output).toMatch(/PTRACE_SEIZE -1 Operation not permitted/);
+        expect(attempt.output).toMatch(/environ Permission denied/);
+        expect(attempt.output).toMatch(/mem Permission denied/);
+        expect(attempt.output).toMatch(/fds opened through \/proc: 0, taken with pidfd_getfd: 0/);
+        expect(attempt.output).toMatch(/helpers: 2, their pipes or environment opened: 0/);
+      }
 
       // The worst case, made on the host: the socket's name moved aside and an impostor listening there.
       let impostorRequests = 0;

@@ -22,7 +22,8 @@ const asRoot = (command: string) =>
 const forgery = `
 server=$(pgrep -f "^/opt/osharm/node .*guest-server-bin.js")
 echo "server pid $server"
-/usr/bin/python3 - "$server" <<'PY'
+[ -z "$server" ] && echo "the guest server is not visible here"
+[ -n "$server" ] && /usr/bin/python3 - "$server" <<'PY'
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 pid = int(sys.argv[1])
@@ -243,11 +244,17 @@ describe.skipIf(skipReason !== undefined).each(variants)(
         // Root of its own namespace, with every capability there, and none over the sandbox's.
         expect(attack.output).toContain('CapEff:\t000001ffffffffff');
         expect(forged.output).toContain('uid 0');
-        expect(forged.output).toMatch(/PTRACE_ATTACH -1 Operation not permitted/);
-        expect(forged.output).toMatch(/PTRACE_SEIZE -1 Operation not permitted/);
-        expect(forged.output).toMatch(/environ Permission denied/);
-        expect(forged.output).toMatch(/mem Permission denied/);
-        expect(forged.output).toMatch(/taken with pidfd_getfd: 0/);
+        // With the agent's namespace (issue 24) the server has no pid there; without it (hostUid null
+        // as root: see docs) every attempt on it fails.
+        const hidden = forged.output.includes('the guest server is not visible here');
+        expect(hidden).toBe(hostUid !== null || process.getuid?.() !== 0);
+        if (!hidden) {
+          expect(forged.output).toMatch(/PTRACE_ATTACH -1 Operation not permitted/);
+          expect(forged.output).toMatch(/PTRACE_SEIZE -1 Operation not permitted/);
+          expect(forged.output).toMatch(/environ Permission denied/);
+          expect(forged.output).toMatch(/mem Permission denied/);
+          expect(forged.output).toMatch(/taken with pidfd_getfd: 0/);
+        }
         expect(forged.output).toContain('nsenter into the sandbox namespace refused');
         expect(output).not.toContain('root only');
         if (secretDir) expect(attack.output).toContain('Permission denied');
