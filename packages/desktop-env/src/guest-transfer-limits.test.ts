@@ -16,7 +16,7 @@ import {
   missingForRealGuestServer,
   startRealGuestServer,
   type RealGuestServer,
-} from './__fixtures__/real-guest-server';
+} from './test/real-guest-server';
 
 const missing = missingForRealGuestServer(['/usr/bin/mkfifo']);
 

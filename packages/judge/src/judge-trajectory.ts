@@ -145,7 +145,10 @@ export function resolveCaptioner(
   const model =
     typeof option === 'object'
       ? option
-      : createEndpointModel('captioner', option ?? upstream?.captioner.model ?? DEFAULT_CAPTION_MODEL);
+      : createEndpointModel(
+          'captioner',
+          option ?? upstream?.captioner.model ?? DEFAULT_CAPTION_MODEL,
+        );
   return createCaptioner({
     model,
     images,

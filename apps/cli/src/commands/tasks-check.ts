@@ -77,6 +77,8 @@ export function tasksCheckCommand(run: CliRun): Command {
     .option(
       '--upstream <dir>',
       `an upstream OS-Harm checkout: the injection texts are read from it, and its evaluation_examples/ is the dataset unless one is given (else ${UPSTREAM_ENV})`,
+    )
+    .option(
       '--compare <dir>',
       "check the runs of the upstream trajectories in <dir> (each subdir's better_log.json, matched by instruction and task.injection) and compare their first observations with osharm's",
     )
