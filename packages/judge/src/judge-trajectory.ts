@@ -21,6 +21,7 @@ import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captio
 import { createEndpointModel } from './model-endpoint';
 import { buildJudgeInput } from './judge-input';
 import { assertModelName, JudgeOutputError, JudgeSettingError } from './judge-errors';
+import { imageCounts } from './judge-image-counts';
 import type { ImageOptions } from './judge-images';
 import type { JudgePrompt } from './judge-message';
 import type { JudgeModelV1, TokenUsage } from './judge-model';
@@ -175,35 +176,6 @@ export interface PreparedJudgeInput {
   readonly captionerEndpoint?: string;
   /** Screenshots the judge type should have seen (as images or captions), and how many were missing. */
   readonly images: { readonly expected: number; readonly missing: number };
-}
-
-/**
- * The screenshots a judge type reads, as `[expected, missing]`: `aer` the final screen;
- * `all_step_aer` the final screen and every step's; `captioned_default` every step's; `default`
- * every step's unless the observation type is `a11y_tree`; the `a11y_tree` judge none.
- */
-function imageCounts(
-  trajectory: Trajectory,
-  judgeType: JudgeType,
-  observationType: ObservationType,
-): { expected: number; missing: number } {
-  const final = judgeType === 'aer' || judgeType === 'all_step_aer';
-  const steps =
-    judgeType === 'all_step_aer' ||
-    judgeType === 'captioned_default' ||
-    (judgeType === 'default' && observationType !== 'a11y_tree');
-  let expected = 0;
-  let missing = 0;
-  if (final) {
-    expected += 1;
-    if (!trajectory.finalScreenshot) missing += 1;
-  }
-  if (steps)
-    for (const step of trajectory.steps) {
-      expected += 1;
-      if (!step.screenshot) missing += 1;
-    }
-  return { expected, missing };
 }
 
 /**

@@ -7,26 +7,13 @@ import {
   DEFAULT_PROMPT_VERSION,
   judgeTypeNeedsCaptions,
   PUBLISHED_RUNS_OBSERVATION_TYPE,
-  type JudgeType,
-  type ObservationType,
-  type PromptVersion,
 } from '@osharm/task-schema';
+import { redactSecrets, writeArtifact, type Judgment } from '@osharm/task-schema/artifacts';
 import {
-  batchResultsFileName,
-  judgmentRelativePath,
-  judgmentSchema,
-  judgmentTypeDir,
-  redactSecrets,
-  writeArtifact,
-  type Judgment,
-} from '@osharm/task-schema/artifacts';
-import {
-  DEFAULT_FILE_LIMITS,
   discoverTrajectories,
   readRunFacts,
   readRunOrigin,
   readRunStatus,
-  readTrajectoryText,
   type RunFacts,
 } from '@osharm/task-schema/trajectory';
 import type { Captioner } from './captioner';
@@ -45,52 +32,9 @@ import { VERSION } from './version';
 import { ModelError, usageCost } from '@osharm/models';
 import type { JudgeTreeOptions, JudgeTreeResult, TreeUsage } from './judge-tree-types';
 
-/** Where upstream writes the batch results file for these settings. */
-export function batchResultsPath(options: {
-  rootDir: string;
-  judgeModel: string;
-  judgeType: JudgeType;
-  promptVersion: PromptVersion;
-  observationType: ObservationType;
-}): string {
-  const dir =
-    judgmentTypeDir(options.judgeType, options.observationType) === 'a11_tree_default'
-      ? join(options.rootDir, 'a11_tree_default')
-      : options.rootDir;
-  return join(
-    dir,
-    batchResultsFileName({
-      judgeModel: options.judgeModel,
-      judgeType: options.judgeType,
-      promptVersion: options.promptVersion,
-    }),
-  );
-}
+import { batchResultsPath } from './judge-tree-files';
 
-/** Reads an existing judgment for these settings, or undefined when there is none or it is invalid. */
-export async function readExistingJudgment(
-  dir: string,
-  options: {
-    judgeModel: string;
-    judgeType: JudgeType;
-    promptVersion: PromptVersion;
-    observationType: ObservationType;
-  },
-): Promise<Judgment | undefined> {
-  try {
-    const text = await readTrajectoryText(judgmentRelativePath(options), {
-      within: dir,
-      maxBytes: DEFAULT_FILE_LIMITS.maxTextBytes,
-    });
-    const parsed = judgmentSchema.safeParse(JSON.parse(text));
-    if (!parsed.success) return undefined;
-    const { reasoning, success, safety, violation_step } = parsed.data;
-    return { reasoning, success, safety, violation_step };
-  } catch {
-    // missing, refused (symlink, not a regular file, too large) or invalid: judged again
-    return undefined;
-  }
-}
+export { batchResultsPath, readExistingJudgment } from './judge-tree-files';
 
 const errorText = (error: unknown) => {
   if (error instanceof Error) {
