@@ -111,7 +111,7 @@ if (observations.length === 0)
   console.warn(`SKIPPED: upstream's positions: no trajectories in ${TRAJECTORIES}`);
 
 describe.skipIf(skipReason !== undefined)('GNOME Shell on the local desktop', () => {
-  const provider = createLocalProvider({ startTimeoutMs: 300_000 });
+  const provider = createLocalProvider({ shell: 'gnome-shell', startTimeoutMs: 300_000 });
   let endpoint: GuestEndpoint;
 
   beforeAll(async () => {
@@ -212,6 +212,7 @@ describe.skipIf(skipReason !== undefined)('GNOME Shell on the local desktop', ()
 describe.skipIf(skipReason !== undefined)('the openbox fallback', () => {
   it('a GNOME Shell that fails at start: the desktop runs openbox and records why', async () => {
     const provider = createLocalProvider({
+      shell: 'gnome-shell',
       startTimeoutMs: 300_000,
       env: { OSHARM_GNOME_SHELL: '/bin/false' },
     });
