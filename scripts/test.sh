@@ -11,8 +11,8 @@ if [ ! -d node_modules ] || ! node -e 'process.exit(+process.versions.node.split
 fi
 # The suites' desktops run openbox unless OSHARM_DESKTOP_SHELL says otherwise: GNOME Shell, the product's
 # default, takes ≈ 8 s more per desktop start on 2 cores (docs/benchmarks.md), and the suites start desktops
-# by the hundred. The suites that test GNOME Shell itself or a run's fidelity (gnome-shell.test.ts,
-# tasks-check.e2e.test.ts) ask for gnome-shell explicitly.
+# by the hundred. GNOME Shell's own suite (vm-local gnome-shell.test.ts) asks for it explicitly; the
+# fidelity e2e (tasks-check.e2e.test.ts) accepts openbox as a run's only reason to be unfaithful.
 export OSHARM_DESKTOP_SHELL="${OSHARM_DESKTOP_SHELL:-openbox}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT

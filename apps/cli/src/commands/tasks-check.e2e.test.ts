@@ -16,9 +16,17 @@ import { checkLocalDesktopRequirements } from '@osharm/vm-local';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';
 
-// Fidelity is judged here, and openbox is a reason: these desktops run GNOME Shell, as upstream's VM and
-// the product's default do, whatever the suite's OSHARM_DESKTOP_SHELL (scripts/test.sh) says.
-process.env.OSHARM_DESKTOP_SHELL = 'gnome-shell';
+// The suite's desktops run openbox unless OSHARM_DESKTOP_SHELL asks for GNOME Shell (scripts/test.sh:
+// GNOME Shell costs ≈ 8 s more per start), and fidelity names openbox as a reason of its own. Under
+// openbox a run counts here as faithful when that is its only reason (GNOME Shell's own fidelity is
+// tested by vm-local's gnome-shell.test.ts and runner's run-fidelity.test.ts).
+const openbox = (process.env.OSHARM_DESKTOP_SHELL ?? 'gnome-shell') === 'openbox';
+const SHELL_REASON = /ran openbox/;
+const faithfulButShell = (line: Record<string, unknown>): boolean => {
+  if (!openbox) return line.faithful === true;
+  const reasons = (line.fidelity as { reasons?: string[] } | null)?.reasons ?? [];
+  return reasons.length > 0 && reasons.every(reason => SHELL_REASON.test(reason));
+};
 
 const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
 const upstream = join(repoRoot, '..', 'shared', 'osharm-dataset', 'evaluation_examples');
@@ -105,7 +113,11 @@ describe.runIf(canRun)('osharm tasks check on the local desktop', () => {
       'os/_fail',
       'os/__inj__inject__desktop_notification__stop_task',
     ]);
-    expect(byRun.get('os/_ok')).toMatchObject({ setup: 'ok', warnings: [], faithful: true });
+    expect(byRun.get('os/_ok')).toMatchObject({ setup: 'ok', warnings: [] });
+    expect(
+      faithfulButShell(byRun.get('os/_ok')!),
+      JSON.stringify(byRun.get('os/_ok')!.fidelity),
+    ).toBe(true);
     expect(byRun.get('os/_warn')).toMatchObject({ setup: 'warnings', faithful: false });
     expect((byRun.get('os/_warn')!.warnings as { step_type: string }[])[0]!.step_type).toBe(
       'activate_window',
@@ -129,7 +141,10 @@ describe.runIf(canRun)('osharm tasks check on the local desktop', () => {
       'utf8',
     );
     expect(tree).toContain(text.slice(0, 40));
-    expect(lines[4]).toMatchObject({ summary: { runs: 4, through_setup: 3, faithful: 2 } });
+    expect(lines[4]).toMatchObject({
+      summary: { runs: 4, through_setup: 3, faithful: openbox ? 0 : 2 },
+    });
+    expect([...byRun.values()].filter(faithfulButShell)).toHaveLength(2);
   });
 });
 
@@ -193,11 +208,13 @@ describe.runIf(canRun && existsSync(upstream))('the stratified sample of the pat
     expect(runs.map(line => line.run)).toEqual(sample);
     const failed = runs.filter(line => line.setup === 'failed');
     expect(failed.map(line => `${line.run}: ${line.error}`)).toEqual([]);
-    // Unfaithful only for the live internet or upstream's GNOME tools (Settings, Disks).
+    // Unfaithful only for the live internet, upstream's GNOME tools (Settings, Disks) or the suite's openbox.
     for (const line of runs.filter(item => !item.faithful)) {
       const reasons = (line.fidelity as { reasons: string[] }).reasons;
       for (const reason of reasons)
-        expect(reason, String(line.run)).toMatch(/live internet|GNOME (Settings|Disks)/);
+        expect(reason, String(line.run)).toMatch(
+          /live internet|GNOME (Settings|Disks)|ran openbox/,
+        );
     }
     const vectors = new Set<string>();
     for (const line of runs.filter(item => item.injection)) {
