@@ -38,6 +38,7 @@ describe('the public entries', () => {
       'jailbreakInstruction',
       'jailbreakModelDir',
       'loadGoalTexts',
+      'loadUpstreamInjection',
       'parseGoalTexts',
       'planInjection',
       'prepareInjection',
