@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../program';
@@ -44,7 +44,7 @@ describe('osharm tasks check --compare: bad upstream logs', () => {
     const result = await check(join(work, 'runs'));
     expect(result).toMatchObject({ code: 2, wrote: false });
     expect(result.stderr).toContain(
-      `${join(dir, 'better_log.json')}: steps[0].a11y_tree: expected`,
+      `${relative(work, join(dir, 'better_log.json'))}: steps[0].a11y_tree: expected`,
     );
   });
 
@@ -54,7 +54,7 @@ describe('osharm tasks check --compare: bad upstream logs', () => {
     await writeFile(join(dir, 'better_log.json'), '{"task": ');
     const broken = await check(join(work, 'broken'));
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toContain(join(dir, 'better_log.json'));
+    expect(broken.stderr).toContain(relative(work, join(dir, 'better_log.json')));
     await mkdir(join(work, 'empty'));
     const empty = await check(join(work, 'empty'));
     expect(empty).toMatchObject({ code: 2, wrote: false });
