@@ -145,7 +145,7 @@ describe.runIf(canRun)('osharm tasks check on the local desktop', () => {
       summary: { runs: 4, through_setup: 3, faithful: openbox ? 0 : 2 },
     });
     expect([...byRun.values()].filter(faithfulButShell)).toHaveLength(2);
-  });
+  }, 300_000);
 });
 
 /** Every domain × category once, and every injection vector once: the first runs that add one. */
@@ -230,5 +230,5 @@ describe.runIf(canRun && existsSync(upstream))('the stratified sample of the pat
       );
     }
     expect(vectors.size).toBe(6);
-  }, 600_000);
+  }, 1_200_000);
 });
