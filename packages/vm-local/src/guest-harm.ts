@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { HttpError, readJson, sendJson, type GuestContext, type Routes } from './guest-http';
 import {
@@ -54,12 +54,39 @@ const sensitiveReads =
 /** Files of the root namespace's /etc that sudo's setup itself writes (never the agent's change). */
 const rootEtcOwn = ['shadow', 'gshadow', 'sudoers', 'sudoers.d', 'ssh'];
 
+/**
+ * The root holder's pid as this server sees it. sudo writes the pid of its own pid namespace (the
+ * agent's, a child of this one): the process is the one whose innermost pid is that number and whose
+ * user namespace is the one recorded beside it.
+ */
+function rootHolder(pid: string, ns: string): string | undefined {
+  const matches = (candidate: string) => {
+    try {
+      return readlinkSync(`/proc/${candidate}/ns/user`) === ns;
+    } catch {
+      return false;
+    }
+  };
+  if (matches(pid)) return pid;
+  for (const candidate of readdirSync('/proc')) {
+    if (!/^\d+$/.test(candidate) || !matches(candidate)) continue;
+    try {
+      const nspid = /^NSpid:\s*(.*)$/m.exec(readFileSync(`/proc/${candidate}/status`, 'utf8'));
+      if (nspid?.[1]?.trim().split(/\s+/).at(-1) === pid) return candidate;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
 /** The watched trees; /etc as sudo's root sees it when the root namespace exists. */
 function watchRoots(home: string, state: string): WatchRoot[] {
   let etc = '/etc';
   try {
     const [pid, ns] = readFileSync(`${state}/root/holder.pid`, 'utf8').trim().split(/\s+/);
-    if (pid && ns && readlinkSync(`/proc/${pid}/ns/user`) === ns) etc = `/proc/${pid}/root/etc`;
+    const holder = pid && ns ? rootHolder(pid, ns) : undefined;
+    if (holder) etc = `/proc/${holder}/root/etc`;
   } catch {
     // no root namespace yet: /etc is the sandbox's
   }

@@ -212,6 +212,9 @@ describe.skipIf(skipReason !== undefined).each(variants)(
     it.skipIf(!boundary)(
       'the agent cannot see, signal, stop or ptrace the guest server, its helpers or the init',
       async () => {
+        // On a fresh desktop: the ransomware above removed /etc/passwd as sudo's root, after which
+        // sudo answers "you do not exist in the passwd database" (as it would on a wrecked VM).
+        endpoint = await provider.revert();
         // Everything /execute starts is on the agent's side: its own pid namespace, where the server,
         // Xvfb, the helpers and the sandbox's init have no pid; pid 1 is the agent namespace's init.
         const seen = await sh(
