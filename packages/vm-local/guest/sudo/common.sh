@@ -131,7 +131,17 @@ osharm_as_root() {
 # that what root changed there — useradd, passwd, deluser, sudoers — counts as on upstream's VM).
 # Usage: osharm_account USER check|sudoer|password   (password: the typed line on stdin)
 osharm_account() {
-  local etc=/etc holder
+  local etc=/etc holder agent_ns=''
+  # Called on the server's side (the polkit stand-in): root's namespace is the agent namespace's
+  # (holder.pid names a pid there), so ask from inside it, as system/as-root.sh does. (Inside the
+  # agent's namespace that pid is not the agent's init: nothing to enter.)
+  [ -n "${OSHARM_AGENT_NS_PID:-}" ] && agent_ns="$(readlink "/proc/$OSHARM_AGENT_NS_PID/ns/pid" 2>/dev/null)"
+  if [ -n "$agent_ns" ] && [ "$(readlink /proc/self/ns/pid)" != "$agent_ns" ]; then
+    local agent="$OSHARM_AGENT_NS_PID"
+    OSHARM_AGENT_NS_PID='' nsenter --target "$agent" --user --pid --mount --preserve-credentials --wd=/ -- \
+      /bin/bash -c '. "$0/common.sh"; osharm_account "$@"' "$osharm_lib" "$@"
+    return
+  fi
   if ! osharm_is_root; then
     holder="$(osharm_root_holder)" || return 1
     etc="/proc/$holder/root/etc"

@@ -11,8 +11,9 @@
 # namespace's (guest/agent-ns.sh), so enter that first (its pids are the ones holder.pid names).
 if [ -n "${OSHARM_AGENT_NS_PID:-}" ] &&
   [ "$(readlink /proc/self/ns/pid)" != "$(readlink "/proc/$OSHARM_AGENT_NS_PID/ns/pid" 2>/dev/null)" ]; then
-  exec nsenter --target "$OSHARM_AGENT_NS_PID" --user --pid --mount --preserve-credentials --wd=/ -- \
-    /bin/bash "$0" "$@"
+  # (inside, the variable is cleared: that pid number means another process, or none, there)
+  exec env OSHARM_AGENT_NS_PID= nsenter --target "$OSHARM_AGENT_NS_PID" --user --pid --mount \
+    --preserve-credentials --wd=/ -- /bin/bash "$0" "$@"
 fi
 holder="$(osharm_root_holder)" || exit 1
 exec nsenter --target "$holder" --user --mount --preserve-credentials --wd=/ -- \
