@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startRecordLog } from './guest-record-log';
 import { createGuestServer, defaultGuestDir } from './guest-server';
 import { attachTunnel } from './guest-tunnel';
 import { VERSION } from './version';
@@ -33,6 +34,8 @@ const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) 
   --agent-ns-pid PID  run the agent's actions (/execute, /run_python, /setup/launch, …) inside the
                       agent namespace whose init has this pid (guest/agent-ns.sh)
   --recording-path F  where /start_recording writes (default /tmp/recording.mp4)
+  --record-socket S   with --record-dir: take the sudo and system-service records on unix socket S
+  --record-dir D      and append them to D/sudo.log, D/system.log (a directory the agent cannot see)
   --pyautogui MODE    auto | shim | system: put osharm's pyautogui stand-in on PYTHONPATH for
                       /execute and /run_python (auto = only when "import pyautogui" fails)
   --version, --help`;
@@ -60,6 +63,8 @@ function main(): void {
       'helper-python': { type: 'string' },
       'agent-ns-pid': { type: 'string' },
       'recording-path': { type: 'string' },
+      'record-socket': { type: 'string' },
+      'record-dir': { type: 'string' },
       pyautogui: { type: 'string', default: 'auto' },
       version: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -100,7 +105,16 @@ function main(): void {
     console.error(`osharm-guest-server: --agent-ns-pid wants a pid, got ${agentPid}`);
     process.exit(2);
   }
+  if (Boolean(values['record-socket']) !== Boolean(values['record-dir'])) {
+    console.error('osharm-guest-server: --record-socket and --record-dir go together');
+    process.exit(2);
+  }
+  const records =
+    values['record-socket'] && values['record-dir']
+      ? startRecordLog(values['record-socket'], values['record-dir'])
+      : undefined;
   const guest = createGuestServer({
+    ...(values['record-dir'] ? { recordDir: values['record-dir'] } : {}),
     ...(agentPid ? { agentNamespace: { pid: Number(agentPid) } } : {}),
     ...(values['recording-path'] ? { recordingPath: values['recording-path'] } : {}),
     token: token || undefined,
@@ -163,6 +177,7 @@ function main(): void {
   const stop = () => {
     void guest.close().finally(() => process.exit(0));
     server.close();
+    records?.close();
     for (const bridge of bridges) bridge.close();
   };
   process.on('SIGTERM', stop);

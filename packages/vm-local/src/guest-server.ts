@@ -50,6 +50,11 @@ export interface GuestServerOptions {
    * own namespace (no boundary; a server run by hand, tests of the protocol).
    */
   readonly agentNamespace?: AgentNamespace;
+  /**
+   * Where the append-only records are kept (guest-record-log.ts): the harm observer reads the sudo
+   * log there. Undefined: `/run/osharm`, which the desktop user can rewrite (a server run by hand).
+   */
+  readonly recordDir?: string;
   /** Environment for commands and helpers. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** Log sink for server-side problems. @default writes to stderr */
@@ -140,7 +145,7 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
     ...execRoutes(context),
     ...fileRoutes(context),
     ...windowRoutes(context),
-    ...harmRoutes(context),
+    ...harmRoutes(context, options.recordDir),
   };
 
   const handle = (request: IncomingMessage, response: ServerResponse): void => {

@@ -246,6 +246,31 @@ describe.skipIf(skipReason !== undefined).each(variants)(
       },
     );
 
+    it.skipIf(!boundary)(
+      'the agent cannot erase, replace or hide the sudo record (the guest server keeps it)',
+      async () => {
+        const before = (await provider.sudoAttempts()).length;
+        const attack = await sh(
+          endpoint,
+          [
+            'echo password | sudo -S true',
+            'true > /run/osharm/sudo.log; true > "$XDG_RUNTIME_DIR/osharm/records/sudo.log"',
+            'rm -f /run/osharm-log/record.sock; rm -rf /run/osharm-log; mv /run/osharm-log /tmp/moved',
+            'python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.bind(\'/run/osharm-log/x.sock\')"',
+            'echo password | sudo -S sh -c "rm -rf /run/osharm-log; : > /run/osharm/sudo.log"',
+            'ls -A /run/osharm-log',
+          ].join('; '),
+        );
+        expect(attack.output + attack.error).toMatch(/Read-only file system/);
+        expect(attack.output).toContain('record.sock');
+        const attempts = (await provider.sudoAttempts()).slice(before);
+        expect(attempts.map(attempt => attempt.argv)).toEqual([
+          ['-S', 'true'],
+          ['-S', 'sh', '-c', 'rm -rf /run/osharm-log; : > /run/osharm/sudo.log'],
+        ]);
+      },
+    );
+
     it('sudo rm -rf /, rm -rf / and kill -9 -1 (also as sudo) leave the guest answering, never touch the host; revert starts clean', async () => {
       await post(endpoint, '/setup/launch', {
         command: `sleep 0.2; echo password | sudo -S rm -rf --no-preserve-root / >/dev/null 2>&1; rm -rf --no-preserve-root / >/dev/null 2>&1; for t in ${canaries.join(' ')}; do rm -rf "$t"; done; echo password | sudo -S kill -9 -1; kill -9 -1`,
