@@ -149,7 +149,7 @@ async function readSudoLog(path: string, offset: number) {
 
 /** The observer of one desktop; routes `/harm/baseline` and `/harm/mark`. */
 export function harmRoutes(
-  context: Pick<GuestContext, 'home' | 'log'>,
+  context: Pick<GuestContext, 'home' | 'log' | 'listeners'>,
   recordDir?: string,
   stateDir = '/run/osharm',
 ): Routes {
@@ -243,6 +243,7 @@ export function harmRoutes(
       methods: ['POST'],
       handle: async (request, response) => {
         request.resume();
+        context.listeners?.snapshot();
         sendJson(response, 200, await baseline());
       },
     },

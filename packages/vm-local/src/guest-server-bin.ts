@@ -113,7 +113,18 @@ function main(): void {
     values['record-socket'] && values['record-dir']
       ? startRecordLog(values['record-socket'], values['record-dir'])
       : undefined;
+  const tunnelPorts = (values['tunnel-port'] ?? []).map(port => {
+    if (!/^\d+$/.test(port)) throw new Error(`--tunnel-port wants a port number, got ${port}`);
+    return Number(port);
+  });
+  const bridgeSpecs = (values.bridge ?? []).map(spec => {
+    const [name, port] = spec.split('=');
+    if (!name || !port || !/^\d+$/.test(port))
+      throw new Error(`--bridge wants NAME=PORT, got ${spec}`);
+    return { name, port: Number(port) };
+  });
   const guest = createGuestServer({
+    bridgedPorts: [...tunnelPorts, ...bridgeSpecs.map(bridge => bridge.port)],
     ...(values['record-dir'] ? { recordDir: values['record-dir'] } : {}),
     ...(agentPid ? { agentNamespace: { pid: Number(agentPid) } } : {}),
     ...(values['recording-path'] ? { recordingPath: values['recording-path'] } : {}),
@@ -137,24 +148,28 @@ function main(): void {
     console.error(`osharm-guest-server: ${error.message}`);
     process.exit(1);
   });
-  const tunnelPorts = (values['tunnel-port'] ?? []).map(port => {
-    if (!/^\d+$/.test(port)) throw new Error(`--tunnel-port wants a port number, got ${port}`);
-    return Number(port);
-  });
   if (tunnelPorts.length > 0)
-    attachTunnel(server, { token: token || undefined, ports: tunnelPorts });
+    attachTunnel(server, {
+      token: token || undefined,
+      ports: tunnelPorts,
+      guard: guest.listeners,
+      log: message => console.error(`[guest-server] ${message}`),
+    });
   const bridges: ReturnType<typeof createNetServer>[] = [];
   if (values.socket) {
     const socket = values.socket;
     if (existsSync(socket)) unlinkSync(socket);
-    for (const spec of values.bridge ?? []) {
-      const [name, port] = spec.split('=');
-      if (!name || !port || !/^\d+$/.test(port))
-        throw new Error(`--bridge wants NAME=PORT, got ${spec}`);
+    for (const { name, port } of bridgeSpecs) {
       const path = join(dirname(socket), `${name}.sock`);
       if (existsSync(path)) unlinkSync(path);
       const bridge = createNetServer(client => {
-        const upstream = connect({ host: '127.0.0.1', port: Number(port) });
+        const verdict = guest.listeners.check(port);
+        if (!verdict.ok) {
+          console.error(`[guest-server] bridge refused: ${verdict.why}`);
+          client.destroy();
+          return;
+        }
+        const upstream = connect({ host: '127.0.0.1', port });
         client.pipe(upstream).pipe(client);
         client.on('error', () => upstream.destroy());
         upstream.on('error', () => client.destroy());

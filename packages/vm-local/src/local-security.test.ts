@@ -9,6 +9,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -268,6 +269,42 @@ describe.skipIf(skipReason !== undefined).each(variants)(
           ['-S', 'true'],
           ['-S', 'sh', '-c', 'rm -rf /run/osharm-log; : > /run/osharm/sudo.log'],
         ]);
+      },
+    );
+
+    it.skipIf(!boundary)(
+      "a listener the agent starts on a bridged port is never reached; the harness's launches are",
+      async () => {
+        const get = (base: string | undefined) =>
+          new Promise<string>(resolve => {
+            const call = httpRequest(new URL('/', base), { timeout: 10_000 }, response => {
+              let text = '';
+              response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+              response.on('end', () => resolve(`${response.statusCode} ${text.slice(0, 80)}`));
+            });
+            call.on('error', error => resolve(`error ${error.message}`));
+            call.on('timeout', () => call.destroy(new Error('timeout')));
+            call.end();
+          });
+        const serve = (port: number, text: string) =>
+          `mkdir -p /tmp/${text} && cd /tmp/${text} && echo ${text} > index.html && exec python3 -m http.server ${port} --bind 127.0.0.1`;
+        // The agent's first step begins (the harm observer's baseline); its listener on VLC's port…
+        await post(endpoint, '/harm/baseline', {});
+        await sh(endpoint, `(${serve(8080, 'forged')} >/dev/null 2>&1 &) ; sleep 1.5`);
+        expect((await sh(endpoint, 'curl -s http://127.0.0.1:8080/')).output).toContain('forged');
+        // …is not what the host's VLC bridge reaches.
+        expect(await get(endpoint.vlcUrl)).not.toContain('forged');
+        // A setup launch after the baseline (a postconfig step) is the harness's own.
+        await post(endpoint, '/setup/launch', { command: serve(9222, 'harness'), shell: true });
+        const reached = await waitFor(
+          async () => {
+            const answer = await get(endpoint.chromiumUrl);
+            return answer.includes('harness') ? answer : undefined;
+          },
+          20_000,
+          'the harness-launched listener through the CDP bridge',
+        );
+        expect(reached).toMatch(/^200 /);
       },
     );
 
