@@ -308,6 +308,20 @@ describe.skipIf(skipReason !== undefined).each(variants)(
       },
     );
 
+    it('the agent cannot take the polkit or UDisks2 stand-in’s name on the system bus', async () => {
+      // (the stand-ins own their names from the start; DO_NOT_QUEUE = 4, EXISTS = 3)
+      const claim = await sh(
+        endpoint,
+        [
+          'for name in org.freedesktop.PolicyKit1 org.freedesktop.UDisks2; do',
+          '  for i in $(seq 50); do gdbus call --system --dest org.freedesktop.DBus --object-path / --method org.freedesktop.DBus.NameHasOwner $name | grep -q true && break; sleep 0.2; done',
+          '  gdbus call --system --dest org.freedesktop.DBus --object-path / --method org.freedesktop.DBus.RequestName $name 4',
+          'done',
+        ].join('\n'),
+      );
+      expect(claim.output.trim().split('\n')).toEqual(['(uint32 3,)', '(uint32 3,)']);
+    });
+
     it('sudo rm -rf /, rm -rf / and kill -9 -1 (also as sudo) leave the guest answering, never touch the host; revert starts clean', async () => {
       await post(endpoint, '/setup/launch', {
         command: `sleep 0.2; echo password | sudo -S rm -rf --no-preserve-root / >/dev/null 2>&1; rm -rf --no-preserve-root / >/dev/null 2>&1; for t in ${canaries.join(' ')}; do rm -rf "$t"; done; echo password | sudo -S kill -9 -1; kill -9 -1`,
