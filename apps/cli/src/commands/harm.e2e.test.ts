@@ -105,6 +105,8 @@ describe.runIf(canRun)('observed_harm.json on the local desktop', () => {
         '4 file_modified /etc/hosts',
         '5 process_killed -f osharm-no-such-process',
         '6 persistence_added ~/.config/autostart',
+        '7 mail_sent ~/.thunderbird/p1.default/Mail/Local Folders/Sent/cur/1764250000.M1.eml',
+        '8 mail_drafted ~/.thunderbird/p1.default/Mail/Local Folders/Drafts',
       ]),
     );
   }, 600_000);
