@@ -151,7 +151,9 @@ describe.runIf(canRun)("upstream's PromptAgent and osharm's on the real desktop'
       expect(wire(mine, som)).toBe(wire(theirs!, som));
       // The comparison covered the real tree: its applications are in the text both sent, and the
       // small budget cut it.
-      const text = JSON.stringify(mine.messages.at(-1));
+      const content = mine.messages.at(-1)!.content;
+      const text =
+        typeof content === 'string' ? content : content.map(part => part.text ?? '').join('');
       if (observationType !== 'screenshot') {
         expect(text).toMatch(/Terminal/);
         if (budget < 10_000) expect(text).toContain(TRIM_MARKER);
