@@ -53,7 +53,8 @@ export function messagesForFile(prompt: JudgePrompt, dir: string): unknown[] {
  * of the version dir), with its provenance record under `osharm_provenance`, and the judge input as
  * messages.json beside it; returns the judgment path. The trajectory's own `messages.json` (where
  * upstream writes its judge input) is written only when there is none: one another tool wrote is
- * never replaced. Through task-schema's `writeArtifact`: keys redacted, atomic, and only into real
+ * never replaced — but with `upstreamMessages` (upstream's prompt family) it is upstream's own file,
+ * replaced as upstream's run_judge.py does (see writeMessages). Through task-schema's `writeArtifact`: keys redacted, atomic, and only into real
  * directories inside the trajectory dir (a symlinked `judgment/` dir is refused).
  */
 export async function writeJudgment(options: {
