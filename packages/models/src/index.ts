@@ -117,7 +117,8 @@ export { CONNECTION_CODES, ModelError, networkCode, toModelError } from '@osharm
 export type { ModelErrorKind } from '@osharm/model-spec';
 
 // prices and usage
-export { MODEL_PRICES, usageCost } from '@osharm/model-spec';
+export { addUsage, MODEL_PRICES, modelPrice, usageCost } from '@osharm/model-spec';
+export { anthropicUsage, geminiUsage, openAIChatUsage, openAIResponsesUsage } from './usage';
 export type { ModelPrice, TokenCounts, TokenUsage } from '@osharm/model-spec';
 
 // helpers
