@@ -142,3 +142,31 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
     ...part('unreportedCalls'),
   };
 }
+
+/** The token counts of a usage, without other keys (a result's `modelId`). */
+export function tokensOf(usage: TokenUsage): TokenUsage {
+  return addUsage({ inputTokens: 0, outputTokens: 0 }, usage);
+}
+
+/** A usage in the snake_case keys of osharm's files (`input_tokens`, `cached_input_tokens`, …). */
+export interface UsageRecord {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cached_input_tokens?: number;
+  readonly cache_write_tokens?: number;
+  readonly reasoning_tokens?: number;
+  readonly unreported_calls?: number;
+}
+
+/** {@link TokenUsage} as a file records it ({@link UsageRecord}); absent parts stay absent. */
+export function usageRecord(usage: TokenUsage): UsageRecord {
+  const t = tokensOf(usage);
+  return {
+    input_tokens: t.inputTokens,
+    output_tokens: t.outputTokens,
+    ...(t.cachedInputTokens !== undefined && { cached_input_tokens: t.cachedInputTokens }),
+    ...(t.cacheWriteTokens !== undefined && { cache_write_tokens: t.cacheWriteTokens }),
+    ...(t.reasoningTokens !== undefined && { reasoning_tokens: t.reasoningTokens }),
+    ...(t.unreportedCalls !== undefined && { unreported_calls: t.unreportedCalls }),
+  };
+}
