@@ -229,6 +229,7 @@ export function formatSummary(
       'LLM judging was off (--judge-model none); deterministic injection evidence, if any, is in each run dir.\n',
     );
   }
+  if (lines.length > 0 && !lines.at(-1)!.endsWith('\n')) out('\n');
   out(formatBatchUsage(summary));
   out(`results: ${options.resultDir} (${summary.runs.length} run dir(s))\n`);
   return lines.join('');

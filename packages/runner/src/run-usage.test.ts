@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runUsageTotals } from '@osharm/metrics';
 import { TrajectoryWriter, RUN_USAGE_FILE, runUsageSchema } from '@osharm/task-schema/trajectory';
 import { runUsage, writeRunUsage } from './run-usage';
+import { formatSummary, summarizeBenchmark } from './run-summary';
 
 const tmp = mkdtempSync(join(tmpdir(), 'osharm-run-usage-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -113,5 +114,43 @@ describe('run_usage.json', () => {
       injection: null,
     }).prepare();
     expect(() => readFileSync(join(dir, RUN_USAGE_FILE))).toThrow(/ENOENT/);
+  });
+});
+
+describe('osharm run prints the batch usage', () => {
+  it('per role and model, unknown where a run has no record', () => {
+    const run = (label: string) =>
+      ({
+        label,
+        dir: join(tmp, 'pyautogui/screenshot/claude-opus-4-7/os', label),
+        finished: false,
+      }) as never;
+    const outcomes = [
+      { run: run('a'), score: 1, usage: runUsage({ agent, judge }) },
+      { run: run('b'), score: 0, usage: runUsage({ agent }) },
+    ];
+    const text = formatSummary(summarizeBenchmark({ outcomes, runs: [], notRun: [] }), {
+      judgeModel: 'claude-fable-5',
+      resultDir: 'results',
+    });
+    // agent 2 × 0.095, judge 0.125
+    expect(text).toContain(
+      'model usage this time, list price: 7 call(s), 69000 in (40000 cached, 8000 cache-write) / 3100 out, cost $0.3150\n',
+    );
+    expect(text).toContain(
+      '  agent     6 call(s), 60000 in (40000 cached, 8000 cache-write) / 2400 out, cost $0.1900\n',
+    );
+    expect(text).toContain('  model claude-fable-5: 1 call(s), 9000 in / 700 out, cost $0.1250\n');
+    const missing = formatSummary(
+      summarizeBenchmark({
+        outcomes: [...outcomes, { run: run('c'), score: 0 }],
+        runs: [],
+        notRun: [],
+      }),
+      { judgeModel: 'claude-fable-5', resultDir: 'results' },
+    );
+    expect(missing).toMatch(
+      /\(1 run\(s\) without run_usage\.json: cost unknown\): .*cost unknown\n/,
+    );
   });
 });
