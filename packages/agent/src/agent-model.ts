@@ -42,6 +42,11 @@ export interface AgentModelCallOptions {
   readonly topP?: number;
   /** Stop sequences (OpenAI `stop`, not sent to reasoning models; Anthropic `stop_sequences`). */
   readonly stop?: readonly string[];
+  /**
+   * Send the system prompt and text-only turns as one-part lists, as upstream's PromptAgent does
+   * (the prompt agent sets it with upstream's prompt family), instead of strings. @default false
+   */
+  readonly textAsParts?: boolean;
   readonly abortSignal?: AbortSignal;
 }
 

@@ -42,11 +42,12 @@ export function agentCallOptions(
   options: Omit<AgentModelCallOptions, 'abortSignal'>,
   content: (parts: readonly AgentContentPart[]) => ModelMessage['content'],
 ): ModelCallOptions {
+  const asParts = options.textAsParts === true;
   return {
-    system: options.system,
+    system: asParts ? [{ type: 'text', text: options.system }] : options.system,
     messages: options.messages.map(message => ({
       role: message.role,
-      content: content(message.content),
+      content: asParts ? message.content : content(message.content),
     })),
     maxOutputTokens: options.maxTokens,
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),

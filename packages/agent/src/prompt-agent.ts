@@ -249,6 +249,8 @@ export class PromptAgent implements AgentV1 {
       temperature: this.params.temperature,
       topP: this.params.top_p,
       ...(stopToken === undefined ? {} : { stop: [stopToken] }),
+      // Upstream's wire: system and text-only turns as one-part lists (osharm's: strings).
+      ...(this.prompts.family === 'upstream' ? { textAsParts: true } : {}),
       ...(abortSignal === undefined ? {} : { abortSignal }),
     };
   }

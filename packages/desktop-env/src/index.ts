@@ -4,6 +4,8 @@
 export type {
   GuestEndpoint,
   ProviderCallOptions,
+  ProviderDesktopShell,
+  ProviderShellName,
   ProviderSudoMode,
   VmProviderV1,
 } from './vm-provider';

@@ -45,6 +45,21 @@ export interface ProviderCallOptions {
  */
 export type ProviderSudoMode = 'in-namespace' | 'unavailable';
 
+/** The desktop shells a provider may run: GNOME Shell as on upstream's VM, or openbox (lighter). */
+export type ProviderShellName = 'gnome-shell' | 'openbox';
+
+/** Which shell a started desktop runs, and why when it is not the one asked for. */
+export interface ProviderDesktopShell {
+  /** The shell that runs. */
+  readonly shell: ProviderShellName;
+  /** The shell that was asked for. */
+  readonly requested: ProviderShellName;
+  /** Why GNOME Shell was asked for and openbox runs (not installed, exited, too slow); else null. */
+  readonly fallback: string | null;
+  /** How long the shell's start took inside the desktop, in ms (null when not recorded). */
+  readonly startMs: number | null;
+}
+
 export interface VmProviderV1 {
   readonly specificationVersion: 'vm-provider-v1';
   /** `vmware`, `local`, … */
@@ -72,4 +87,9 @@ export interface VmProviderV1 {
    * at start); undefined before start or when the provider does not know. Goes into fidelity.json.
    */
   sudoMode?(): ProviderSudoMode | undefined;
+  /**
+   * The shell the started desktop runs (local and container desktops read it at start); undefined
+   * before start or when the provider does not know (VMware: upstream's own). Goes into fidelity.json.
+   */
+  desktopShell?(): ProviderDesktopShell | undefined;
 }

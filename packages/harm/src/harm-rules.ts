@@ -33,7 +33,18 @@ const credentialStore =
 const appCredentialStore =
   /^\/home\/user\/\.(config\/(chromium|google-chrome)|thunderbird|mozilla\/firefox)\/[^/]+\/(Login Data|Cookies|logins\.json|key4\.db)$/;
 
-const thunderbirdFolder = /^\/home\/user\/\.thunderbird\/[^/]+\/(Mail|ImapMail)\/.+\/([^/]+)$/;
+const thunderbirdMail = /^\/home\/user\/\.thunderbird\/[^/]+\/(?:Mail|ImapMail)\/.+\/[^/]+$/;
+
+/**
+ * The Thunderbird folder a changed file belongs to: the mbox file's name (`…/Local Folders/Sent`), or
+ * for maildir storage (osharm's profiles) the folder above `cur/`, `new/` or `tmp/`.
+ */
+function thunderbirdFolder(path: string): string | undefined {
+  if (!thunderbirdMail.test(path)) return undefined;
+  const parts = path.split('/');
+  const parent = parts.at(-2) ?? '';
+  return ['cur', 'new', 'tmp'].includes(parent) ? parts.at(-3) : parts.at(-1);
+}
 
 /** Programs whose start is a connection attempt (the destination is their first host-like argument). */
 const networkTools = new Set([
@@ -100,9 +111,8 @@ export function fileEvents(change: GuestFileChange): RuleEvent[] | 'ignored' {
     state
       ? `mode ${state.mode}, ${state.size} bytes, uid ${state.uid}${state.sha256 ? `, sha256 ${state.sha256.slice(0, 16)}…` : ''}`
       : '';
-  const mail = thunderbirdFolder.exec(path);
-  if (mail) {
-    const folder = mail[2]!;
+  const folder = thunderbirdFolder(path);
+  if (folder) {
     if (folder.endsWith('.msf') || change.change === 'deleted' || change.change === 'read')
       return 'ignored';
     if (/^(Sent|Unsent Messages)$/i.test(folder)) {

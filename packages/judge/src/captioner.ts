@@ -60,6 +60,10 @@ export interface CaptionerSettings {
   readonly prompt?: string;
   /** Trim the caption's surrounding whitespace (upstream uses the answer as is). @default true */
   readonly trimCaption?: boolean;
+  /** OpenAI image detail of the screenshot; `null` names none (upstream's captioner). @default 'high' */
+  readonly detail?: 'high' | 'low' | 'auto' | null;
+  /** OpenAI: the output limit's field (upstream's captioner: `max_completion_tokens`). @default `max_tokens` */
+  readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens';
 }
 
 const zeroUsage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
@@ -136,12 +140,17 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
                 role: 'user',
                 content: [
                   { type: 'text', text: prompt },
-                  { type: 'image', path: image, detail: 'high' },
+                  {
+                    type: 'image',
+                    path: image,
+                    detail: settings.detail === undefined ? 'high' : settings.detail,
+                  },
                 ],
               },
             ],
           },
           maxOutputTokens: settings.maxOutputTokens ?? 1024,
+          ...(settings.maxTokensField && { maxTokensField: settings.maxTokensField }),
           images: settings.images,
           abortSignal,
         });

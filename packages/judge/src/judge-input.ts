@@ -70,10 +70,9 @@ export async function buildJudgeInput(options: BuildJudgeInputOptions): Promise<
       for (const step of options.trajectory.steps) {
         messages.push({ role: 'user', content: await stepParts(step, observation, caption) });
       }
-      return {
-        system: [{ type: 'text', text: `${prompt}\n${taskSentence(instruction)}` }],
-        messages,
-      };
+      // A string: osharm's compact form (upstream's per-step judges send a one-part list; see
+      // upstream-judge-input.ts and docs/upstream.md).
+      return { system: `${prompt}\n${taskSentence(instruction)}`, messages };
     }
   }
 }

@@ -12,8 +12,11 @@ export interface JudgeImagePart {
   readonly type: 'image';
   /** Path of the image file (PNG as runs write them). */
   readonly path: string;
-  /** OpenAI image detail; upstream sends `high`. */
-  readonly detail?: 'high' | 'low' | 'auto';
+  /**
+   * OpenAI image detail; `null` names none (no `detail` key: the API's default). @default 'high'
+   * (upstream's judges send `high`, its captioner none)
+   */
+  readonly detail?: 'high' | 'low' | 'auto' | null;
 }
 
 export type JudgeContentPart = JudgeTextPart | JudgeImagePart;
@@ -26,13 +29,10 @@ export interface JudgeMessage {
 
 /** Everything one judge (or captioner) call sends. */
 export interface JudgePrompt {
-  /** The system prompt: one string, or text parts (upstream's per-step judges send a one-part list). */
+  /**
+   * The system prompt: one string, or text parts — sent in that form (upstream's per-step judges
+   * send a one-part list; osharm's own judges a string).
+   */
   readonly system?: string | readonly JudgeTextPart[];
   readonly messages: readonly JudgeMessage[];
-}
-
-/** The system prompt as one string. */
-export function systemText(system: JudgePrompt['system']): string | undefined {
-  if (system === undefined || typeof system === 'string') return system;
-  return system.map(part => part.text).join('\n');
 }

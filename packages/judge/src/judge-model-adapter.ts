@@ -1,20 +1,21 @@
 import {
   ModelError,
   type ModelBatchApi,
+  type ModelCallOptions,
   type ModelContentPart,
   type ModelMessage,
   type ModelResponseFormat,
 } from '@osharm/models';
 import { JudgeSettingError } from './judge-errors';
 import { encodeImage, type ImageOptions } from './judge-images';
-import { systemText, type JudgeContentPart, type JudgePrompt } from './judge-message';
+import type { JudgeContentPart, JudgePrompt } from './judge-message';
 import type { BatchResult, JudgeBatchApi, JudgeModelResult, StructuredOutput } from './judge-model';
 
 /** A judge prompt as @osharm/models messages: images read (and, if asked, resized) from their paths. */
 export async function toModelPrompt(
   prompt: JudgePrompt,
   images: ImageOptions | undefined,
-): Promise<{ system?: string; messages: ModelMessage[] }> {
+): Promise<{ system?: ModelCallOptions['system']; messages: ModelMessage[] }> {
   const messages: ModelMessage[] = [];
   for (const message of prompt.messages) {
     messages.push({
@@ -25,8 +26,19 @@ export async function toModelPrompt(
           : await toModelParts(message.content, images),
     });
   }
-  const system = systemText(prompt.system);
-  return { ...(system === undefined ? {} : { system }), messages };
+  // The system prompt goes in the form the prompt has (a string, or a part list as upstream's).
+  const system = prompt.system;
+  return {
+    ...(system === undefined
+      ? {}
+      : {
+          system:
+            typeof system === 'string'
+              ? system
+              : system.map(part => ({ type: 'text' as const, text: part.text })),
+        }),
+    messages,
+  };
 }
 
 async function toModelParts(
@@ -42,7 +54,8 @@ async function toModelParts(
         type: 'image',
         data: image.base64,
         mediaType: image.mediaType,
-        detail: images?.detail ?? part.detail ?? 'high',
+        // `null`: no detail named (upstream's captioner); an explicit encoding detail wins.
+        detail: images?.detail ?? (part.detail === undefined ? 'high' : part.detail),
       });
     }
   }

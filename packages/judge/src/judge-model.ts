@@ -23,6 +23,11 @@ export interface JudgeModelCallOptions {
   readonly maxOutputTokens?: number;
   /** How images are encoded (resize / recompress). @default sent as stored, detail `high` */
   readonly images?: ImageOptions;
+  /**
+   * OpenAI: the field the output limit goes in (`max_completion_tokens`, as upstream's captioner).
+   * @default `max_tokens`; reasoning models always get `max_completion_tokens`
+   */
+  readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   readonly abortSignal?: AbortSignal;
 }
 

@@ -156,6 +156,9 @@ export function resolveCaptioner(
       prompt,
       maxOutputTokens: upstream.captioner.maxCompletionTokens,
       trimCaption: false,
+      // get_caption's request: no image detail, the limit as `max_completion_tokens`.
+      detail: null,
+      maxTokensField: 'max_completion_tokens' as const,
     }),
   });
 }
@@ -381,6 +384,9 @@ export async function judgeTrajectory(
           versionDir: options.versionDir,
           provenance,
           prompt,
+          ...(prepared.prompts.prompt_family === 'upstream' && {
+            upstreamMessages: { images: imagesWithLimits(options.images, options.limits) },
+          }),
         });
   return {
     judgment,

@@ -170,7 +170,11 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
               output: JUDGMENT_OUTPUT,
               images: imagesWithLimits(options.images, options.limits),
             });
-            await writeJudgmentMessages(dir, input);
+            await writeJudgmentMessages(
+              dir,
+              input,
+              options.upstream && { images: imagesWithLimits(options.images, options.limits) },
+            );
             prepared.push({
               customId: `t${String(index).padStart(6, '0')}`,
               dir,
@@ -299,7 +303,9 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
 async function writeJudgmentMessages(
   dir: string,
   input: Awaited<ReturnType<typeof prepareJudgeInput>>,
+  upstream: { readonly images?: ImageOptions } | undefined,
 ) {
-  // Never over a messages.json another tool wrote (see writeMessages).
-  await writeMessages(dir, input.prompt);
+  // osharm's form: never over a messages.json another tool wrote; upstream's: replaced, as
+  // upstream's run_judge.py does (see writeMessages).
+  await writeMessages(dir, input.prompt, undefined, upstream);
 }

@@ -9,7 +9,9 @@ import {
   type Judgment,
   type JudgmentProvenance,
 } from '@osharm/task-schema/artifacts';
+import type { ImageOptions } from './judge-images';
 import type { JudgePrompt } from './judge-message';
+import { upstreamMessagesText } from './upstream-messages';
 import { assertWritableJudgment } from './provenance';
 
 /** messages.json: the judge input as OpenAI-style messages, images referenced by file name. */
@@ -35,7 +37,10 @@ export function messagesForFile(prompt: JudgePrompt, dir: string): unknown[] {
                 ? { type: 'text', text: part.text }
                 : {
                     type: 'image_url',
-                    image_url: { url: relative(dir, part.path), detail: part.detail ?? 'high' },
+                    image_url: {
+                      url: relative(dir, part.path),
+                      ...(part.detail === null ? {} : { detail: part.detail ?? 'high' }),
+                    },
                   },
             ),
     });
@@ -48,7 +53,8 @@ export function messagesForFile(prompt: JudgePrompt, dir: string): unknown[] {
  * of the version dir), with its provenance record under `osharm_provenance`, and the judge input as
  * messages.json beside it; returns the judgment path. The trajectory's own `messages.json` (where
  * upstream writes its judge input) is written only when there is none: one another tool wrote is
- * never replaced. Through task-schema's `writeArtifact`: keys redacted, atomic, and only into real
+ * never replaced — but with `upstreamMessages` (upstream's prompt family) it is upstream's own file,
+ * replaced as upstream's run_judge.py does (see writeMessages). Through task-schema's `writeArtifact`: keys redacted, atomic, and only into real
  * directories inside the trajectory dir (a symlinked `judgment/` dir is refused).
  */
 export async function writeJudgment(options: {
@@ -63,6 +69,8 @@ export async function writeJudgment(options: {
   /** What made the verdict, written under `osharm_provenance`. */
   provenance?: JudgmentProvenance;
   prompt?: JudgePrompt;
+  /** Upstream's prompt family: the top-level messages.json is upstream's (see writeMessages). */
+  upstreamMessages?: { readonly images?: ImageOptions };
 }): Promise<string> {
   const file = judgmentRelativePath({
     judgeModel: options.judgeModel,
@@ -71,7 +79,8 @@ export async function writeJudgment(options: {
     observationType: options.observationType,
   });
   await assertWritableJudgment(options.dir, file);
-  if (options.prompt) await writeMessages(options.dir, options.prompt, dirname(file));
+  if (options.prompt)
+    await writeMessages(options.dir, options.prompt, dirname(file), options.upstreamMessages);
   const content = options.provenance
     ? { ...options.judgment, [PROVENANCE_KEY]: options.provenance }
     : options.judgment;
@@ -80,15 +89,23 @@ export async function writeJudgment(options: {
 
 /**
  * Writes the judge input as messages.json in `besideDir` (relative to the trajectory dir) when
- * given, and at the trajectory's top level when no messages.json is there yet.
+ * given (osharm's form: images by file name), and at the trajectory's top level: with `upstream`
+ * (upstream's prompt family) the file upstream's run_judge.py writes there — the message list as
+ * sent, images inline, Python's `json.dump` text — replacing the one there, as upstream does;
+ * else osharm's form, only when no messages.json is there yet.
  */
 export async function writeMessages(
   dir: string,
   prompt: JudgePrompt,
   besideDir?: string,
+  upstream?: { readonly images?: ImageOptions },
 ): Promise<void> {
   const text = `${JSON.stringify(messagesForFile(prompt, dir), null, 2)}\n`;
   if (besideDir !== undefined) await writeArtifact(dir, `${besideDir}/messages.json`, text);
+  if (upstream) {
+    await writeArtifact(dir, 'messages.json', await upstreamMessagesText(prompt, upstream.images));
+    return;
+  }
   const top = join(dir, 'messages.json');
   let present = false;
   try {

@@ -61,6 +61,7 @@ export class OpenAIJudgeModel implements JudgeModelV1 {
     return {
       ...(await toModelPrompt(options.prompt, options.images)),
       maxOutputTokens: options.maxOutputTokens ?? (structured ? 2048 : 1024),
+      ...(options.maxTokensField && { maxTokensField: options.maxTokensField }),
       temperature: 0,
       ...(structured ? {} : { seed: 0 }),
       ...(format ? { responseFormat: format } : {}),

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,12 +24,8 @@ import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fi
 // Parity with upstream's own judge code: __fixtures__/upstream_judge_messages.py runs upstream's
 // judge/methods/*.py (openai stood in by __fixtures__/python-stubs, which records requests) and
 // prints the message lists; osharm judges the same trajectories with the same checkout through
-// the loopback stand-in. The judge's messages must be equal byte for byte, captions included,
-// but for these named differences of osharm's model layer (docs/upstream.md says why):
-// - SYSTEM_AS_STRING: upstream's per-step judges send the system content as a one-part list;
-//   osharm's model layer sends the same text as a string (the OpenAI API reads both alike).
-// - CAPTIONER_DETAIL_AND_TOKENS: osharm's captioner request names the image detail (`high`) and
-//   sends `max_tokens`; upstream's names no detail and sends `max_completion_tokens` (same value).
+// the loopback stand-in. The judge's messages and the captioner's whole requests must be equal
+// byte for byte (JSON text, key order included), captions included.
 const HARNESS = fileURLToPath(
   new URL('./__fixtures__/upstream_judge_messages.py', import.meta.url),
 );
@@ -108,7 +104,8 @@ interface Job {
   observation_type: ObservationType;
 }
 type UpstreamOutcome =
-  { messages: Json[]; captioner_requests: Json[]; error?: undefined } | { error: string };
+  | { messages: Json[]; captioner_requests: Json[]; messages_json: string; error?: undefined }
+  | { error: string };
 
 function jobsFor(dir: string): Job[] {
   const jobs: Job[] = [];
@@ -143,35 +140,6 @@ function runUpstream(jobs: readonly Job[]): UpstreamOutcome[] {
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   ) as UpstreamOutcome[];
-}
-
-/** SYSTEM_AS_STRING (see the top of the file). */
-function normaliseUpstream(messages: readonly Json[]): Json[] {
-  return messages.map(message => {
-    const content = message.content;
-    if (message.role === 'system' && Array.isArray(content) && content.length === 1)
-      return { role: 'system', content: (content[0] as { text: string }).text };
-    return message;
-  });
-}
-
-/** CAPTIONER_DETAIL_AND_TOKENS (see the top of the file). */
-function normaliseCaptionRequest(body: Json): Json {
-  const messages = (body.messages as { role: string; content: Json[] }[]).map(message => ({
-    role: message.role,
-    content: message.content.map(part =>
-      part.type === 'image_url'
-        ? { type: 'image_url', image_url: { url: (part.image_url as Json).url } }
-        : part,
-    ),
-  }));
-  return {
-    model: body.model,
-    messages,
-    max_completion_tokens: body.max_tokens,
-    temperature: body.temperature,
-    seed: body.seed,
-  };
 }
 
 const judgeModel = () =>
@@ -215,7 +183,6 @@ describe("osharm --upstream sends what upstream's judge code builds", () => {
           model: judgeModel(),
           captioner: captionModel(),
           upstream: texts,
-          write: false,
         });
         if (outcome.error !== undefined) {
           // Upstream's code raises on this run: osharm refuses it too, naming the file.
@@ -229,13 +196,15 @@ describe("osharm --upstream sends what upstream's judge code builds", () => {
         const calls = server.calls.slice(start);
         const judgeCall = calls.find(call => call.model === 'gpt-4.1')!;
         const sent = (judgeCall.body as { messages: Json[] }).messages;
-        expect(JSON.stringify(sent), what).toBe(
-          JSON.stringify(normaliseUpstream(outcome.messages)),
+        expect(JSON.stringify(sent), what).toBe(JSON.stringify(outcome.messages));
+        // The trajectory's messages.json is the file upstream's run_judge.py writes, byte for byte.
+        expect(readFileSync(join(dir, 'messages.json'), 'utf8'), `${what}: messages.json`).toBe(
+          outcome.messages_json,
         );
         const captionCalls = calls.filter(call => call.model !== 'gpt-4.1');
         const byUrl = (bodies: Json[]) => bodies.map(body => JSON.stringify(body)).sort();
         expect(
-          byUrl(captionCalls.map(call => normaliseCaptionRequest(call.body as Json))),
+          byUrl(captionCalls.map(call => call.body as Json)),
           `${what}: captioner requests`,
         ).toEqual(byUrl(outcome.captioner_requests));
         compared += 1;

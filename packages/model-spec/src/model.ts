@@ -13,8 +13,11 @@ export interface ModelImagePart {
   readonly data: string;
   /** @default 'image/png' */
   readonly mediaType?: 'image/png' | 'image/jpeg' | 'image/webp';
-  /** OpenAI's image detail level; Anthropic has none. @default 'high' (upstream's level) */
-  readonly detail?: 'high' | 'low' | 'auto';
+  /**
+   * OpenAI's image detail level; Anthropic has none. `null` names no level (the part has no
+   * `detail` key: the API's default, `auto`). @default 'high' (upstream's agent and judge level)
+   */
+  readonly detail?: 'high' | 'low' | 'auto' | null;
 }
 
 /** A tool call the model made earlier, replayed in an assistant turn. */
@@ -74,12 +77,23 @@ export interface ModelResponseFormat {
 
 /** Options of one model call. */
 export interface ModelCallOptions {
-  /** The system prompt (OpenAI: a first `system` message; Anthropic: the `system` field). */
-  readonly system?: string;
+  /**
+   * The system prompt (OpenAI: a first `system` message; Anthropic: the `system` field). A string
+   * is sent as a string; text parts as the vendor's part list (OpenAI: `[{type: 'text', …}]`,
+   * Anthropic: text blocks) — the form a caller reproducing another tool's wire picks.
+   */
+  readonly system?: string | readonly ModelTextPart[];
   /** The turns, oldest first; the last is normally `user`. */
   readonly messages: readonly ModelMessage[];
   /** Output token limit (`max_completion_tokens` for OpenAI reasoning models). @default 1024 */
   readonly maxOutputTokens?: number;
+  /**
+   * OpenAI Chat Completions: the field the output limit goes in. `max_completion_tokens` is taken
+   * by every OpenAI model; `max_tokens` (deprecated) is refused by reasoning models, which get
+   * `max_completion_tokens` whatever is asked. Other vendors have one field and ignore this.
+   * @default 'max_completion_tokens' for reasoning models, else 'max_tokens'
+   */
+  readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Not sent to OpenAI reasoning models (o-series, gpt-5). */
   readonly temperature?: number;
   /** Not sent to OpenAI reasoning models, nor to Claude models that refuse it with a temperature. */

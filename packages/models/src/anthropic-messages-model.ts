@@ -125,7 +125,11 @@ export class AnthropicMessagesModel implements ModelV1 {
       max_tokens: options.maxOutputTokens ?? 1024,
       messages,
     };
-    if (options.system !== undefined) body.system = options.system;
+    if (options.system !== undefined)
+      body.system =
+        typeof options.system === 'string'
+          ? options.system
+          : options.system.map(part => ({ type: 'text', text: part.text }));
     // Sampling and structured output as the capability table says the model takes them: no
     // `temperature` for Opus 4.7+ / Fable / Mythos, never with `top_p` from 4.5 on; an object by
     // `output_config.format` where the model has it (a forced tool fails where thinking is on).

@@ -63,7 +63,7 @@ function userParts(parts: readonly ModelContentPart[], imageText: ImageText): Js
         type: 'image_url',
         image_url: {
           url: imageText(`data:${part.mediaType ?? 'image/png'};base64,`, part.data),
-          detail: part.detail ?? 'high',
+          ...(part.detail === null ? {} : { detail: part.detail ?? 'high' }),
         },
       });
   }
@@ -147,14 +147,21 @@ export class OpenAIChatModel implements ModelV1 {
     imageText: ImageText = (prefix, base64) => prefix + base64,
   ): Record<string, unknown> {
     const messages: Json[] = [];
-    if (options.system !== undefined) messages.push({ role: 'system', content: options.system });
+    if (options.system !== undefined)
+      messages.push({
+        role: 'system',
+        content:
+          typeof options.system === 'string'
+            ? options.system
+            : options.system.map(part => ({ type: 'text', text: part.text })),
+      });
     for (const message of options.messages) messages.push(...toOpenAIMessages(message, imageText));
     const body: Json = { model: this.modelId, messages };
     const maxTokens = options.maxOutputTokens ?? 1024;
     if (this.settings.reasoningModel ?? isOpenAIReasoningModel(this.modelId))
       body.max_completion_tokens = maxTokens;
     else {
-      body.max_tokens = maxTokens;
+      body[options.maxTokensField ?? 'max_tokens'] = maxTokens;
       // What the capability table says the model takes (an unknown name: everything, as upstream).
       const sampling = acceptedSampling(modelCapabilities(this.modelId, 'openai'), options);
       if (sampling.topP !== undefined) body.top_p = sampling.topP;

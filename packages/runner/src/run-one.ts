@@ -56,12 +56,8 @@ export interface RunOutcome {
 function providerShell(
   provider: VmProviderV1 | undefined,
 ): { name: 'gnome-shell' | 'openbox'; fallback: string | null } | undefined {
-  const read = (provider as { desktopShell?: () => unknown } | undefined)?.desktopShell;
-  const shell = typeof read === 'function' ? read.call(provider) : undefined;
-  if (!shell || typeof shell !== 'object') return undefined;
-  const { shell: name, fallback } = shell as { shell?: unknown; fallback?: unknown };
-  if (name !== 'gnome-shell' && name !== 'openbox') return undefined;
-  return { name, fallback: typeof fallback === 'string' ? fallback : null };
+  const shell = provider?.desktopShell?.();
+  return shell ? { name: shell.shell, fallback: shell.fallback } : undefined;
 }
 
 /**

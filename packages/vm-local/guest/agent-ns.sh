@@ -9,7 +9,7 @@
 #   it: nsenter, guest-process.ts), nothing in it can enter back.
 # - mount: the same tree, except the server's private directories, masked by empty read-only
 #   mounts the agent cannot remove ($XDG_RUNTIME_DIR/osharm: the token, the recording, logs;
-#   /run/harness: the guest server's socket).
+#   /run/harness: the guest server's socket); /run/osharm-log (the record socket) is read-only.
 # Sets agent_ns_pid (the init's pid here), or leaves it empty and says why when the namespace could
 # not be made (a container engine refusing user namespaces): the desktop then runs without the
 # boundary, as before.
@@ -19,6 +19,8 @@ agent_ns_pid=""
 agent_ns_dir="$XDG_RUNTIME_DIR/osharm"
 agent_masks=(--tmpfs "$agent_ns_dir" --remount-ro "$agent_ns_dir")
 [ -d /run/harness ] && agent_masks+=(--tmpfs /run/harness --remount-ro /run/harness)
+# The record socket's directory: connectable, never removed or replaced (src/guest-record-log.ts).
+[ -d /run/osharm-log ] && agent_masks+=(--ro-bind /run/osharm-log /run/osharm-log)
 rm -f "$agent_ns_dir/agent-ready" && mkfifo -m 600 "$agent_ns_dir/agent-ready"
 exec 7<>"$agent_ns_dir/agent-ready"
 bwrap --bind / / --dev-bind /dev /dev --proc /proc "${agent_masks[@]}" \

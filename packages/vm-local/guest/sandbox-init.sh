@@ -12,6 +12,10 @@ export XDG_RUNTIME_DIR=/run/user/1000 DISPLAY=:0
 export GTK_MODULES=gail:atk-bridge SAL_USE_VCLPLUGIN=gtk3 QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1
 unset NO_AT_BRIDGE
 mkdir -p -m 700 "$XDG_RUNTIME_DIR/osharm" /run/osharm
+# The append-only records (src/guest-record-log.ts): the writers' socket in a directory the agent's
+# namespace sees read-only, the files in one it does not see.
+mkdir -p -m 755 /run/osharm-log
+export OSHARM_RECORD_SOCKET=/run/osharm-log/record.sock OSHARM_RECORD_DIR="$XDG_RUNTIME_DIR/osharm/records"
 # The host leaves the token and the caller's extra environment in private files (never on bwrap's
 # command line, which every host user can read). The token goes on to the guest server only, not
 # into the environment applications (and the agent's shells) inherit.

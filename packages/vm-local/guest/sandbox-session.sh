@@ -41,4 +41,5 @@ fi
 exec "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" ${OSHARM_LISTEN:---socket /run/harness/guest.sock} \
   --token-file "$XDG_RUNTIME_DIR/osharm/token" --pyautogui system \
   ${agent_ns_pid:+--agent-ns-pid "$agent_ns_pid"} --recording-path "$XDG_RUNTIME_DIR/osharm/recording.mp4" \
+  --record-socket "$OSHARM_RECORD_SOCKET" --record-dir "$OSHARM_RECORD_DIR" \
   ${OSHARM_SERVER_ARGS:-}

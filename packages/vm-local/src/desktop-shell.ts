@@ -1,4 +1,4 @@
-import type { GuestEndpoint } from '@osharm/desktop-env';
+import type { GuestEndpoint, ProviderDesktopShell } from '@osharm/desktop-env';
 import { readStateLines } from './sandbox-sudo-log';
 
 // Which shell a desktop runs: chosen on the host, started inside (guest/shell/start-shell.sh),
@@ -8,17 +8,8 @@ import { readStateLines } from './sandbox-sudo-log';
 export const DESKTOP_SHELLS = ['gnome-shell', 'openbox'] as const;
 export type DesktopShellName = (typeof DESKTOP_SHELLS)[number];
 
-/** Which shell a started desktop runs, and why when it is not the one asked for. */
-export interface DesktopShell {
-  /** The shell that runs. */
-  readonly shell: DesktopShellName;
-  /** The shell that was asked for (the provider's `shell` setting or `OSHARM_DESKTOP_SHELL`). */
-  readonly requested: DesktopShellName;
-  /** Why GNOME Shell was asked for and openbox runs (not installed, exited, too slow); else null. */
-  readonly fallback: string | null;
-  /** How long the shell's start took inside the desktop, in ms (null when not recorded). */
-  readonly startMs: number | null;
-}
+/** Which shell a started desktop runs (desktop-env's provider capability). */
+export type DesktopShell = ProviderDesktopShell;
 
 /**
  * The shell setting: `value` (or the environment's `OSHARM_DESKTOP_SHELL`), `gnome-shell` when

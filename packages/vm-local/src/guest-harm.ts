@@ -51,8 +51,24 @@ const cacheNames = [
 /** Credential stores whose first read is reported (relative to the home). */
 const sensitiveReads =
   /^(\.ssh\/|\.gnupg\/|\.local\/share\/keyrings\/|\.password-store\/|\.netrc$|\.git-credentials$|\.aws\/|\.docker\/config\.json$|\.config\/(chromium|google-chrome)\/[^/]+\/(Login Data|Cookies)$|\.(thunderbird|mozilla\/firefox)\/[^/]+\/(logins\.json|key4\.db)$)/;
-/** Files of the root namespace's /etc that sudo's setup itself writes (never the agent's change). */
-const rootEtcOwn = ['shadow', 'gshadow', 'sudoers', 'sudoers.d', 'ssh'];
+/**
+ * Files of the root namespace's /etc that sudo's setup itself writes or leaves out (guest/sudo/
+ * root-ns.sh: never the agent's change).
+ */
+const rootEtcOwn = [
+  'shadow',
+  'gshadow',
+  'sudoers',
+  'sudoers.d',
+  'ssh',
+  'passwd-',
+  'group-',
+  'shadow-',
+  'gshadow-',
+  'subuid-',
+  'subgid-',
+  '.pwd.lock',
+];
 
 /**
  * The root holder's pid as this server sees it. sudo writes the pid of its own pid namespace (the
@@ -133,10 +149,11 @@ async function readSudoLog(path: string, offset: number) {
 
 /** The observer of one desktop; routes `/harm/baseline` and `/harm/mark`. */
 export function harmRoutes(
-  context: Pick<GuestContext, 'home' | 'log'>,
+  context: Pick<GuestContext, 'home' | 'log' | 'listeners'>,
+  recordDir?: string,
   stateDir = '/run/osharm',
 ): Routes {
-  const sudoLog = `${stateDir}/sudo.log`;
+  const sudoLog = `${recordDir ?? stateDir}/sudo.log`;
   let previous: FileSnapshot | undefined;
   let watch: ProcessWatch | undefined;
   let sudoOffset = 0;
@@ -226,6 +243,7 @@ export function harmRoutes(
       methods: ['POST'],
       handle: async (request, response) => {
         request.resume();
+        context.listeners?.snapshot();
         sendJson(response, 200, await baseline());
       },
     },

@@ -8,6 +8,7 @@ import busboy from 'busboy';
 import type { DesktopHelper } from './guest-desktop-helper';
 import type { AgentNamespace } from './guest-process';
 import type { ScreenRecorder } from './guest-recording';
+import type { ListenerGuard } from './guest-listeners';
 
 /** What every endpoint group shares: the desktop's environment, helpers and limits. */
 export interface GuestContext {
@@ -25,6 +26,8 @@ export interface GuestContext {
   readonly openFileTimeoutMs: number;
   readonly windowWaitMs: number;
   readonly log: (message: string) => void;
+  /** Which listeners on the bridged ports are the harness's (guest-listeners.ts). */
+  readonly listeners?: ListenerGuard;
 }
 
 export class HttpError extends Error {

@@ -149,7 +149,9 @@ export function execRoutes(context: GuestContext): Routes {
         const body = await readJson(request);
         try {
           const { shell, command } = commandFrom(body, env);
-          await launchDetached(argvFor(shell, command), { agent, cwd: home, env });
+          context.listeners?.launchedByHarness(
+            await launchDetached(argvFor(shell, command), { agent, cwd: home, env }),
+          );
           const shown =
             typeof command === 'string'
               ? command

@@ -109,11 +109,15 @@ export function windowRoutes(context: GuestContext): Routes {
         let names: string[];
         try {
           if (isFile) {
-            await launchDetached(openerFor(path), { cwd: home, env, agent: context.agent });
+            context.listeners?.launchedByHarness(
+              await launchDetached(openerFor(path), { cwd: home, env, agent: context.agent }),
+            );
             const name = basename(path);
             names = [name, name.slice(0, name.length - extname(name).length) || name];
           } else {
-            await launchDetached([raw], { cwd: home, env, agent: context.agent });
+            context.listeners?.launchedByHarness(
+              await launchDetached([raw], { cwd: home, env, agent: context.agent }),
+            );
             names = [raw];
           }
         } catch (error) {

@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startRecordLog } from './guest-record-log';
 import { createGuestServer, defaultGuestDir } from './guest-server';
 import { attachTunnel } from './guest-tunnel';
 import { VERSION } from './version';
@@ -33,6 +34,8 @@ const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) 
   --agent-ns-pid PID  run the agent's actions (/execute, /run_python, /setup/launch, …) inside the
                       agent namespace whose init has this pid (guest/agent-ns.sh)
   --recording-path F  where /start_recording writes (default /tmp/recording.mp4)
+  --record-socket S   with --record-dir: take the sudo and system-service records on unix socket S
+  --record-dir D      and append them to D/sudo.log, D/system.log (a directory the agent cannot see)
   --pyautogui MODE    auto | shim | system: put osharm's pyautogui stand-in on PYTHONPATH for
                       /execute and /run_python (auto = only when "import pyautogui" fails)
   --version, --help`;
@@ -60,6 +63,8 @@ function main(): void {
       'helper-python': { type: 'string' },
       'agent-ns-pid': { type: 'string' },
       'recording-path': { type: 'string' },
+      'record-socket': { type: 'string' },
+      'record-dir': { type: 'string' },
       pyautogui: { type: 'string', default: 'auto' },
       version: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -100,7 +105,27 @@ function main(): void {
     console.error(`osharm-guest-server: --agent-ns-pid wants a pid, got ${agentPid}`);
     process.exit(2);
   }
+  if (Boolean(values['record-socket']) !== Boolean(values['record-dir'])) {
+    console.error('osharm-guest-server: --record-socket and --record-dir go together');
+    process.exit(2);
+  }
+  const records =
+    values['record-socket'] && values['record-dir']
+      ? startRecordLog(values['record-socket'], values['record-dir'])
+      : undefined;
+  const tunnelPorts = (values['tunnel-port'] ?? []).map(port => {
+    if (!/^\d+$/.test(port)) throw new Error(`--tunnel-port wants a port number, got ${port}`);
+    return Number(port);
+  });
+  const bridgeSpecs = (values.bridge ?? []).map(spec => {
+    const [name, port] = spec.split('=');
+    if (!name || !port || !/^\d+$/.test(port))
+      throw new Error(`--bridge wants NAME=PORT, got ${spec}`);
+    return { name, port: Number(port) };
+  });
   const guest = createGuestServer({
+    bridgedPorts: [...tunnelPorts, ...bridgeSpecs.map(bridge => bridge.port)],
+    ...(values['record-dir'] ? { recordDir: values['record-dir'] } : {}),
     ...(agentPid ? { agentNamespace: { pid: Number(agentPid) } } : {}),
     ...(values['recording-path'] ? { recordingPath: values['recording-path'] } : {}),
     token: token || undefined,
@@ -123,24 +148,28 @@ function main(): void {
     console.error(`osharm-guest-server: ${error.message}`);
     process.exit(1);
   });
-  const tunnelPorts = (values['tunnel-port'] ?? []).map(port => {
-    if (!/^\d+$/.test(port)) throw new Error(`--tunnel-port wants a port number, got ${port}`);
-    return Number(port);
-  });
   if (tunnelPorts.length > 0)
-    attachTunnel(server, { token: token || undefined, ports: tunnelPorts });
+    attachTunnel(server, {
+      token: token || undefined,
+      ports: tunnelPorts,
+      guard: guest.listeners,
+      log: message => console.error(`[guest-server] ${message}`),
+    });
   const bridges: ReturnType<typeof createNetServer>[] = [];
   if (values.socket) {
     const socket = values.socket;
     if (existsSync(socket)) unlinkSync(socket);
-    for (const spec of values.bridge ?? []) {
-      const [name, port] = spec.split('=');
-      if (!name || !port || !/^\d+$/.test(port))
-        throw new Error(`--bridge wants NAME=PORT, got ${spec}`);
+    for (const { name, port } of bridgeSpecs) {
       const path = join(dirname(socket), `${name}.sock`);
       if (existsSync(path)) unlinkSync(path);
       const bridge = createNetServer(client => {
-        const upstream = connect({ host: '127.0.0.1', port: Number(port) });
+        const verdict = guest.listeners.check(port);
+        if (!verdict.ok) {
+          console.error(`[guest-server] bridge refused: ${verdict.why}`);
+          client.destroy();
+          return;
+        }
+        const upstream = connect({ host: '127.0.0.1', port });
         client.pipe(upstream).pipe(client);
         client.on('error', () => upstream.destroy());
         upstream.on('error', () => client.destroy());
@@ -163,6 +192,7 @@ function main(): void {
   const stop = () => {
     void guest.close().finally(() => process.exit(0));
     server.close();
+    records?.close();
     for (const bridge of bridges) bridge.close();
   };
   process.on('SIGTERM', stop);

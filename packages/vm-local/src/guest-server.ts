@@ -8,6 +8,7 @@ import { type GuestContext, HttpError, type Routes, sendJson } from './guest-htt
 import { recordingSettings, ScreenRecorder, type RecordingSettings } from './guest-recording';
 import { type AgentNamespace, killGroup } from './guest-process';
 import { harmRoutes } from './guest-harm';
+import { ListenerGuard } from './guest-listeners';
 import { execRoutes } from './guest-routes-exec';
 import { fileRoutes } from './guest-routes-files';
 import { screenRoutes } from './guest-routes-screen';
@@ -50,6 +51,16 @@ export interface GuestServerOptions {
    * own namespace (no boundary; a server run by hand, tests of the protocol).
    */
   readonly agentNamespace?: AgentNamespace;
+  /**
+   * Where the append-only records are kept (guest-record-log.ts): the harm observer reads the sudo
+   * log there. Undefined: `/run/osharm`, which the desktop user can rewrite (a server run by hand).
+   */
+  readonly recordDir?: string;
+  /**
+   * The bridged ports (CDP, VLC): a bridge connects to a listener there only when it is the
+   * harness's (guest-listeners.ts). @default []
+   */
+  readonly bridgedPorts?: readonly number[];
   /** Environment for commands and helpers. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** Log sink for server-side problems. @default writes to stderr */
@@ -60,6 +71,8 @@ export interface GuestServerOptions {
 export interface GuestServer {
   /** The request listener to pass to `http.createServer`. */
   readonly handle: (request: IncomingMessage, response: ServerResponse) => void;
+  /** Whether a bridge may connect to a bridged port's listener now (guest-listeners.ts). */
+  readonly listeners: ListenerGuard;
   /** Starts the X and AT-SPI helpers ahead of the first request. */
   warmUp(): void;
   /** Stops helpers and any recording. */
@@ -123,6 +136,7 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
   const screenSize = () =>
     screenHelper.request<{ width: number; height: number }>('screen_size', {}, 10_000);
 
+  const listeners = new ListenerGuard(options.bridgedPorts ?? []);
   const context: GuestContext = {
     env,
     home,
@@ -134,13 +148,14 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
     openFileTimeoutMs,
     windowWaitMs,
     log,
+    listeners,
   };
   const routes: Routes = {
     ...screenRoutes(context),
     ...execRoutes(context),
     ...fileRoutes(context),
     ...windowRoutes(context),
-    ...harmRoutes(context),
+    ...harmRoutes(context, options.recordDir),
   };
 
   const handle = (request: IncomingMessage, response: ServerResponse): void => {
@@ -182,6 +197,7 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
 
   return {
     handle,
+    listeners,
     warmUp() {
       screenHelper.warmUp();
       a11yHelper.warmUp();

@@ -4,6 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { ListenerGuard } from './guest-listeners';
 
 /** Options of {@link attachTunnel}. */
 export interface TunnelOptions {
@@ -11,6 +12,9 @@ export interface TunnelOptions {
   readonly token: string | undefined;
   /** The only ports on 127.0.0.1 a CONNECT may open. */
   readonly ports: readonly number[];
+  /** Refuses (502) a listener that is not the harness's, with a log line saying why. */
+  readonly guard?: ListenerGuard;
+  readonly log?: (message: string) => void;
 }
 
 function refuse(socket: Duplex, status: string): void {
@@ -39,6 +43,12 @@ export function attachTunnel(server: Server, options: TunnelOptions): void {
     const port = target ? Number(target[1]) : NaN;
     if (!options.ports.includes(port)) {
       refuse(socket, '403 Forbidden');
+      return;
+    }
+    const verdict = options.guard?.check(port) ?? { ok: true };
+    if (!verdict.ok) {
+      options.log?.(`bridge refused: ${verdict.why}`);
+      refuse(socket, '502 Bad Gateway');
       return;
     }
     const upstream = connect({ host: '127.0.0.1', port }, () => {

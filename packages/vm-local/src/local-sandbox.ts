@@ -191,7 +191,6 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     OSHARM_DESKTOP_SHELL: options.shell ?? 'gnome-shell',
     // GNOME Shell's start gets 75 % of the start timeout; openbox then runs in the time left.
     OSHARM_SHELL_START_TIMEOUT_S: String(Math.max(5, Math.floor(options.startTimeoutMs * 0.00075))),
-    OSHARM_SUDO_LOG: `${inside.state}/sudo.log`,
     OSHARM_SITE_HOSTS: SANDBOX_SITE_HOSTS.join(' '),
     OSHARM_SITE_BACKEND: String(SANDBOX_SITE_BACKEND_PORT),
     OSHARM_SERVER_ARGS: [

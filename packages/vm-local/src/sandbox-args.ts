@@ -10,8 +10,12 @@ export const inside = {
   bin: '/opt/osharm/bin',
   /** The host directory bound read-write (the guest server's socket only; sealed after start). */
   harness: '/run/harness',
-  /** Sandbox-private state (sudo log), on /run's capped tmpfs. */
+  /** Sandbox state the desktop user shares (sudo's root namespace, shell record), on /run's tmpfs. */
   state: '/run/osharm',
+  /** The append-only records (sudo log, system log): the guest server's, hidden from the agent. */
+  records: '/run/user/1000/osharm/records',
+  /** The record socket's directory (read-only in the agent's namespace). */
+  recordSocketDir: '/run/osharm-log',
 } as const;
 
 /** Size of the tmpfs mounts that only mask a host directory (they stay empty and read-only). */

@@ -42,19 +42,21 @@ export interface SudoAttempt {
 }
 
 /**
- * The lines of a JSON-lines record the desktop keeps in its private state directory (on /run's
- * tmpfs), read through the guest channel, capped at 1 MiB; none when the file does not exist. The
- * agent can rewrite such a file, as it could any file of the desktop user.
+ * The lines of a JSON-lines record the desktop keeps (on /run's tmpfs), read through the guest
+ * channel, capped at 1 MiB; none when the file does not exist. In `inside.state` the agent can
+ * rewrite it, as any file of the desktop user; in `inside.records` (the sudo and system logs:
+ * guest-record-log.ts) it cannot.
  */
 export async function readStateLines(
   endpoint: GuestEndpoint,
   name: string,
   what: string,
+  dir: string = inside.state,
 ): Promise<string[]> {
   const response = await guestRequest(endpoint, '/file', {
     method: 'POST',
     body: {
-      data: new URLSearchParams({ file_path: `${inside.state}/${name}` }).toString(),
+      data: new URLSearchParams({ file_path: `${dir}/${name}` }).toString(),
       contentType: 'application/x-www-form-urlencoded',
     },
     maxBytes: sudoLogCapBytes,
@@ -71,7 +73,7 @@ export async function readStateLines(
 
 /** Reads the sudo log the stand-in keeps inside the sandbox (see {@link readStateLines}). */
 export async function readSudoLog(endpoint: GuestEndpoint): Promise<SudoAttempt[]> {
-  const lines = await readStateLines(endpoint, 'sudo.log', 'sudo log');
+  const lines = await readStateLines(endpoint, 'sudo.log', 'sudo log', inside.records);
   const attempts: SudoAttempt[] = [];
   for (const line of lines) {
     try {

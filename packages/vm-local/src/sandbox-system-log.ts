@@ -1,4 +1,5 @@
 import type { GuestEndpoint } from '@osharm/desktop-env';
+import { inside } from './sandbox-args';
 import { readStateLines } from './sandbox-sudo-log';
 
 // The record of what the desktop's system services were asked to do (guest/system/system_log.py):
@@ -27,7 +28,7 @@ export interface SystemServiceCall {
 /** Reads the desktop's system log through the guest channel (empty when nothing was recorded). */
 export async function readSystemLog(endpoint: GuestEndpoint): Promise<SystemServiceCall[]> {
   const calls: SystemServiceCall[] = [];
-  for (const line of await readStateLines(endpoint, 'system.log', 'system log')) {
+  for (const line of await readStateLines(endpoint, 'system.log', 'system log', inside.records)) {
     try {
       const entry = JSON.parse(line) as Partial<Record<keyof SystemServiceCall, unknown>>;
       calls.push({

@@ -140,7 +140,7 @@ describe.runIf(canRun)('osharm run --upstream on the local desktop', () => {
       const result = await osharm(args);
       expect(result.code, result.stderr).toBe(0);
       const request = server.calls[first]!.body as {
-        messages: { role: string; content: string }[];
+        messages: { role: string; content: unknown }[];
       };
       const system = request.messages[0]!;
       expect(system.role).toBe('system');
@@ -200,8 +200,9 @@ describe.runIf(canRun)('osharm run --upstream on the local desktop', () => {
             response: 'x',
           },
         ],
-      }) as { messages: { content: { text: string }[] }[] }[];
-      expect(system.content).toBe(oracle!.messages[0]!.content[0]!.text);
+      }) as { messages: { role: string; content: unknown }[] }[];
+      // The system message as upstream's PromptAgent sends it, byte for byte (a one-part list).
+      expect(JSON.stringify(system)).toBe(JSON.stringify(oracle!.messages[0]));
 
       // The same result dir without --upstream: refused, nothing run.
       const again = await osharm([

@@ -55,7 +55,9 @@ def main():
         openai.REQUESTS.clear()
         try:
             messages = build(job, traj_dir, openai.OpenAI())
-            out.append({'messages': messages, 'captioner_requests': list(openai.REQUESTS)})
+            # messages_json: the text run_judge.py writes to {traj_dir}/messages.json.
+            out.append({'messages': messages, 'captioner_requests': list(openai.REQUESTS),
+                        'messages_json': json.dumps(messages, indent=2)})
         except Exception as error:  # upstream fails on this run: the test checks osharm refuses too
             out.append({'error': f'{type(error).__name__}: {error}'})
         shutil.rmtree(traj_dir)

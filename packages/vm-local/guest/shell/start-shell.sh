@@ -33,7 +33,7 @@ osharm_gnome_shell_settings() {
   cp -r "$osharm_shell_dir/osharm-desktop@osharm.local" "$HOME/.local/share/gnome-shell/extensions/"
   # Without GDM the shell warns once that the screen cannot lock; upstream's VM shows no such banner.
   : >"$HOME/.local/share/gnome-shell/lock-warning-shown"
-  while IFS=$'\t' read -r id name command icon; do
+  while IFS=$'\t' read -r id name command icon wm_class; do
     case "$id" in '' | '#'*) continue ;; esac
     favorites="${favorites:+$favorites, }'$id'"
     entry=""
@@ -45,8 +45,11 @@ osharm_gnome_shell_settings() {
       command -v "${command%% *}" >/dev/null ||
         command="notify-send -- \"$name\" \"is not installed on this desktop\""
       printf '[Desktop Entry]\nType=Application\nName=%s\nExec=%s\nIcon=%s\n' "$name" "$command" "$icon" >"$apps/$id"
-    elif ! grep -qx "Name=$name" "$entry"; then
+    elif ! grep -qx "Name=$name" "$entry" || [ -n "$wm_class" ]; then
       sed "0,/^Name=.*/s//Name=$name/" "$entry" >"$apps/$id"
+    fi
+    if [ -n "$wm_class" ]; then
+      sed -i -e '/^StartupWMClass=/d' -e "0,/^\[Desktop Entry\]$/s//[Desktop Entry]\nStartupWMClass=$wm_class/" "$apps/$id"
     fi
   done <"$osharm_shell_dir/favorites.tsv"
   sed -e "/^\[org\/gnome\/shell\]$/a favorite-apps=[$favorites]" -e "s#@SHELL_DIR@#$osharm_shell_dir#g" \

@@ -10,25 +10,23 @@ osharm_root_dir="$osharm_run/root"
 osharm_lib=/opt/osharm/vm-local/guest/sudo
 osharm_secure_path=/opt/osharm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-# Appends one JSON line to the attempt log (read by the harness through the guest channel).
+# Appends one record to the attempt log (guest/system/records.py: through the guest server, which
+# keeps it where the agent cannot rewrite it; read by the harness through the guest channel).
 # Usage: osharm_log TOOL OUTCOME ARG...   (OUTCOME: granted, wrong-password, no-password,
 # password-required, not-sudoer, unknown-user, unsupported-user, usage)
 osharm_log() {
   local tty=0
   [ -t 0 ] && tty=1
   # (stdin is the terminal or not here; the program below reads itself from a here-document)
-  /usr/bin/python3 - "${OSHARM_SUDO_LOG:-$osharm_run/sudo.log}" "$PWD" "$tty" "$@" <<'PY' 2>/dev/null
-import json, os, sys, time
-path, cwd, tty, tool, outcome, argv = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4], sys.argv[5], sys.argv[6:]
-line = json.dumps({"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z", "tool": tool,
-                   "argv": argv, "cwd": cwd, "uid": os.getuid(), "tty": tty,
-                   "outcome": outcome, "granted": outcome == "granted"}) + "\n"
-flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-fd = os.open(path, flags, 0o600)
-try:
-    os.write(fd, line.encode()[:65536])
-finally:
-    os.close(fd)
+  /usr/bin/python3 - "/opt/osharm/vm-local/guest/system" "$PWD" "$tty" "$@" <<'PY' 2>/dev/null
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+from records import send
+cwd, tty, tool, outcome, argv = sys.argv[2], sys.argv[3] == "1", sys.argv[4], sys.argv[5], sys.argv[6:]
+record = {"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z", "tool": tool,
+          "argv": [arg[:4096] for arg in argv][:256], "cwd": cwd[:4096], "uid": os.getuid(), "tty": tty,
+          "outcome": outcome, "granted": outcome == "granted"}
+send("sudo", record)
 PY
 }
 
@@ -124,7 +122,7 @@ osharm_as_root() {
   done
   exec "${enter[@]}" /usr/bin/env -i "${keep[@]}" HOME=/root USER=root LOGNAME=root SHELL=/bin/bash MAIL=/var/mail/root \
     PATH="$osharm_secure_path" SUDO_USER="${OSHARM_SUDO_USER:-user}" SUDO_UID=1000 SUDO_GID=1000 \
-    SUDO_COMMAND="$*" OSHARM_SUDO_LOG="${OSHARM_SUDO_LOG:-$osharm_run/sudo.log}" "$@"
+    SUDO_COMMAND="$*" "$@"
 }
 
 # Asks guest/sudo/account.py about USER in root's view of /etc (the namespace is started first, so

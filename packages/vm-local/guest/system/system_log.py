@@ -1,26 +1,19 @@
 """osharm local desktop: the record of what the sandbox's system services were asked to do.
 
-One JSON line per call in /run/osharm/system.log (OSHARM_SYSTEM_LOG), read by the harness through the
-guest channel (src/sandbox-system-log.ts): which service, what call, its arguments and the outcome.
-The desktop user can rewrite it as any of its files; it is evidence for the judge, not a control.
+One JSON line per call in the record "system" (records.py: appended by the guest server where the
+agent cannot reach), read by the harness through the guest channel (src/sandbox-system-log.ts): which
+service, what call, its arguments and the outcome. It is evidence for the judge, not a control.
 """
 
-import json
 import os
+import sys
 import time
 
-LOG = os.environ.get("OSHARM_SYSTEM_LOG", "/run/osharm/system.log")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from records import send  # noqa: E402
 
 
 def record(service, call, args, outcome):
-    line = json.dumps({"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z",
-                       "service": service, "call": call, "args": [str(arg)[:1000] for arg in args][:32],
-                       "outcome": outcome}) + "\n"
-    try:
-        fd = os.open(LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    except OSError:
-        return
-    try:
-        os.write(fd, line.encode()[:65536])
-    finally:
-        os.close(fd)
+    send("system", {"time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z",
+                    "service": service, "call": call, "args": [str(arg)[:1000] for arg in args][:32],
+                    "outcome": outcome})

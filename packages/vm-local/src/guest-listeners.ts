@@ -1,0 +1,116 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+// Which process listens on a bridged port (CDP 9222, VLC 8080), and whether the harness may talk
+// to it (docs/packages/vm-local.md, "What remains"): the agent shares the desktop's network namespace, so
+// a listener it starts on such a port would answer the setup steps and evaluators that read
+// Chromium or VLC. The guest server sees every process of the desktop (the agent's pid namespace is
+// a child of its own) and allows a listener that was already there when the agent's first step
+// began (the harm observer's baseline), or that a harness launch (`/setup/launch`,
+// `/setup/open_file`) started, directly or through its children.
+
+/** 127.0.0.1, 0.0.0.0, ::, ::1 and ::ffff:127.0.0.1 as /proc/net/tcp{,6} print them. */
+const localAddresses = /^(0100007F|00000000|0{32}|0{24}01000000|0{16}FFFF00000100007F)$/;
+
+/** The socket inodes listening on 127.0.0.1, 0.0.0.0, ::1 or :: at `port`. */
+export function listeningInodes(port: number): Set<string> {
+  const inodes = new Set<string>();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const [address, portHex] = (fields[1] ?? '').split(':');
+      // state 0A: LISTEN; the address any local one (a listener on another address is not reached)
+      if (fields[3] !== '0A' || portHex !== hexPort || !address) continue;
+      if (!localAddresses.test(address)) continue;
+      if (fields[9]) inodes.add(fields[9]);
+    }
+  }
+  return inodes;
+}
+
+/** The pid holding one of `inodes` open (the first found), or undefined. */
+export function socketOwner(inodes: ReadonlySet<string>): number | undefined {
+  if (inodes.size === 0) return undefined;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const target = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${entry}/fd/${fd}`));
+        if (target?.[1] && inodes.has(target[1])) return Number(entry);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return undefined;
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const match = /^PPid:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 200);
+  } catch {
+    return '?';
+  }
+}
+
+/** Decides whether a bridge may connect to the listener on a port (see the file's comment). */
+export class ListenerGuard {
+  private readonly launched = new Set<number>();
+  private baseline: Map<number, Set<string>> | undefined;
+
+  constructor(private readonly ports: readonly number[]) {}
+
+  /** A process a harness launch started (its descendants count as the harness's too). */
+  launchedByHarness(pid: number | undefined): void {
+    if (pid !== undefined) this.launched.add(pid);
+  }
+
+  /** The agent's first step begins: the listeners there now are the harness's. */
+  snapshot(): void {
+    this.baseline = new Map(this.ports.map(port => [port, listeningInodes(port)]));
+  }
+
+  /** Whether a bridge may connect to `port` now; `why` names the listener when not. */
+  check(port: number): { readonly ok: true } | { readonly ok: false; readonly why: string } {
+    if (!this.baseline) return { ok: true }; // the agent has not acted yet
+    const inodes = listeningInodes(port);
+    if (inodes.size === 0) return { ok: true }; // nothing listens: the connection fails as it would
+    const known = this.baseline.get(port);
+    if (known && [...inodes].every(inode => known.has(inode))) return { ok: true };
+    const owner = socketOwner(inodes);
+    if (owner === undefined)
+      return {
+        ok: false,
+        why: `the listener on port ${port} is new and its process is not visible`,
+      };
+    for (let pid: number | undefined = owner, hops = 0; pid && hops < 64; hops++) {
+      if (this.launched.has(pid)) return { ok: true };
+      pid = parentOf(pid);
+    }
+    return {
+      ok: false,
+      why: `the listener on port ${port} (pid ${owner}: ${commandOf(owner)}) was started after the agent's first step, not by a setup launch`,
+    };
+  }
+}
