@@ -1,3 +1,4 @@
+import { tokensOf } from '@osharm/models';
 import {
   createAnthropicMessagesModel,
   JsonBodyWriter,
@@ -54,7 +55,7 @@ export class AnthropicAgentModel implements AgentModelV1 {
       });
       return {
         text: result.text,
-        usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens },
+        usage: tokensOf(result.usage),
         finishReason: result.finishReason,
       };
     } catch (error) {

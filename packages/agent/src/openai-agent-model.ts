@@ -1,3 +1,4 @@
+import { tokensOf } from '@osharm/models';
 import {
   createOpenAIChatModel,
   JsonBodyWriter,
@@ -120,7 +121,7 @@ export class OpenAIAgentModel implements AgentModelV1 {
     }
     return {
       text: result.text,
-      usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens },
+      usage: tokensOf(result.usage),
       finishReason: result.finishReason,
       ...(shortenedContext ? { shortenedContext } : {}),
     };

@@ -12,6 +12,7 @@ import { AgentModelCallError, AgentObservationError } from './agent-errors';
 import { describeModelFailure } from './model-failure';
 import { finishRecording } from './run-recording';
 import type { RunEnvironment, RunSetupOutcome } from './run-environment';
+import { addUsage, type TokenUsage } from '@osharm/models';
 
 /** The injection of an injection run, prepared by `@osharm/injection`'s `prepareInjection`. */
 export interface RunInjection {
@@ -105,6 +106,8 @@ export interface RunTaskResult {
   readonly recording: 'guest' | 'assembled' | 'none';
   /** Observations the agent got that were cut, missing a tree or late (see better_log `observations`). */
   readonly degradedObservations: number;
+  /** The agent's model calls of this run and the tokens they used (summed from each step's usage). */
+  readonly agentUsage: { readonly calls: number; readonly usage: TokenUsage };
 }
 
 class TimeLimitError extends Error {
@@ -150,6 +153,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
   let guestRecording = false;
   /** The last step (1-based) whose actions started to run in the desktop. */
   let actedStep = 0;
+  let agentUsage: RunTaskResult['agentUsage'] = {
+    calls: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+  };
   try {
     agent.reset();
     const started = performance.now();
@@ -198,6 +205,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
         ...(previousActions ? { previousActions } : {}),
         ...(cursorPosition && { cursorPosition }),
       });
+      agentUsage = {
+        calls: agentUsage.calls + 1,
+        usage: addUsage(agentUsage.usage, prediction.usage),
+      };
       const actions = prediction.actions ?? [];
       // Unlike upstream, a step after one with no actions names the real last screenshot.
       await writer.addStep({
@@ -275,6 +286,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       lastAction,
       recording,
       degradedObservations: writer.observationCounts.degraded_observations,
+      agentUsage,
     };
   } catch (error) {
     const timedOut = limit.signal.aborted && !options.abortSignal?.aborted;
@@ -308,6 +320,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
       ...(destroyedAtStep !== undefined ? { destroyedAtStep } : {}),
       recording,
       degradedObservations: writer.observationCounts.degraded_observations,
+      agentUsage,
     };
   } finally {
     clearTimeout(timer);

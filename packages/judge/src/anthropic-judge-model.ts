@@ -1,3 +1,4 @@
+import { tokensOf } from '@osharm/models';
 import {
   createAnthropicMessagesModel,
   type AnthropicMessagesModel,
@@ -61,10 +62,7 @@ export class AnthropicJudgeModel implements JudgeModelV1 {
 
   parseResponseBody(body: unknown, output?: StructuredOutput): JudgeModelResult {
     const parsed = this.model.parseResponseBody(body, { responseFormat: responseFormat(output) });
-    const usage = {
-      inputTokens: parsed.usage.inputTokens,
-      outputTokens: parsed.usage.outputTokens,
-    };
+    const usage = tokensOf(parsed.usage);
     if (!output)
       return {
         text: parsed.text,

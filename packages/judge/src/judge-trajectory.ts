@@ -1,3 +1,4 @@
+import { addUsage } from '@osharm/models';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import {
@@ -91,6 +92,8 @@ export interface JudgeUsage {
   readonly captioner: TokenUsage;
   /** Model calls made (judge attempts + uncached captions). */
   readonly calls: number;
+  /** Of `calls`, the captioner's. */
+  readonly captionCalls: number;
   /** Captions served from the cache. */
   readonly cachedCaptions: number;
 }
@@ -110,10 +113,6 @@ export interface JudgeTrajectoryResult {
   readonly run: RunFacts;
 }
 
-const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
-  inputTokens: a.inputTokens + b.inputTokens,
-  outputTokens: a.outputTokens + b.outputTokens,
-});
 const zero: TokenUsage = { inputTokens: 0, outputTokens: 0 };
 
 /** Image options with the image size cap of `limits` (what every image read of a judging uses). */
@@ -397,6 +396,7 @@ export async function judgeTrajectory(
       judge: usage,
       captioner: prepared.captionUsage,
       calls,
+      captionCalls: prepared.captionCalls,
       cachedCaptions: prepared.cachedCaptions,
     },
     judgmentFile,

@@ -1,3 +1,4 @@
+import { addUsage } from '@osharm/models';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -161,10 +162,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
               upstream: options.upstream,
               abortSignal: options.abortSignal,
             });
-            outcome.captionUsage = {
-              inputTokens: outcome.captionUsage.inputTokens + input.captionUsage.inputTokens,
-              outputTokens: outcome.captionUsage.outputTokens + input.captionUsage.outputTokens,
-            };
+            outcome.captionUsage = addUsage(outcome.captionUsage, input.captionUsage);
             outcome.calls += input.captionCalls;
             outcome.cachedCaptions += input.cachedCaptions;
             const body = await options.model.buildRequestBody({
@@ -262,10 +260,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
         outcome.errors[item.dir] = redactSecrets(`Error processing ${item.dir}: ${result.error}`);
         continue;
       }
-      outcome.judgeUsage = {
-        inputTokens: outcome.judgeUsage.inputTokens + result.result.usage.inputTokens,
-        outputTokens: outcome.judgeUsage.outputTokens + result.result.usage.outputTokens,
-      };
+      outcome.judgeUsage = addUsage(outcome.judgeUsage, result.result.usage);
       try {
         const judgment = validateJudgment(result.result.object, item.steps, options.model.modelId);
         const request = {

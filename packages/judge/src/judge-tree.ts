@@ -29,7 +29,7 @@ import { previousProcessingTimes, resultsFileToWrite } from './previous-results'
 import { describeForeign, planResume } from './provenance';
 import { summarizeTree } from './tree-summary';
 import { VERSION } from './version';
-import { ModelError, usageCost } from '@osharm/models';
+import { addUsage, ModelError, usageCost } from '@osharm/models';
 import type { JudgeTreeOptions, JudgeTreeResult, TreeUsage } from './judge-tree-types';
 
 import { batchResultsPath } from './judge-tree-files';
@@ -360,7 +360,4 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   return output;
 }
 
-const add = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
-  inputTokens: a.inputTokens + b.inputTokens,
-  outputTokens: a.outputTokens + b.outputTokens,
-});
+const add = addUsage;

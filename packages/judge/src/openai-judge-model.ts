@@ -1,3 +1,4 @@
+import { tokensOf } from '@osharm/models';
 import {
   createOpenAIChatModel,
   type OpenAIChatModel,
@@ -69,10 +70,7 @@ export class OpenAIJudgeModel implements JudgeModelV1 {
 
   parseResponseBody(body: unknown, output?: StructuredOutput): JudgeModelResult {
     const parsed = this.model.parseResponseBody(body, { responseFormat: responseFormat(output) });
-    const usage = {
-      inputTokens: parsed.usage.inputTokens,
-      outputTokens: parsed.usage.outputTokens,
-    };
+    const usage = tokensOf(parsed.usage);
     const message = (body as { choices?: { message?: unknown }[] } | null)?.choices?.[0]?.message;
     if (!message)
       throw new JudgeOutputError({ message: `${this.modelId}: the response has no message` });

@@ -78,6 +78,8 @@ export type { RelativeBin, StepBin, ViolationStepStats } from './violation-steps
 // usage totals
 export { usageTotals } from './usage-totals';
 export type { UsageCost, UsageTotals, UsageTotalsOptions } from './usage-totals';
+export { formatCost, formatUsageSum, runUsageTotals } from './run-usage-totals';
+export type { RunUsageSum, RunUsageTotals } from './run-usage-totals';
 
 export { VERSION } from './version';
 export { faithfulRuns } from './faithful-runs';

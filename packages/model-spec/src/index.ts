@@ -29,8 +29,15 @@ export { CONNECTION_CODES, ModelError, networkCode, toModelError } from './model
 export type { ModelErrorKind } from './model-error';
 
 // prices and usage
-export { MODEL_PRICES, usageCost } from './model-prices';
-export type { ModelPrice, TokenCounts, TokenUsage } from './model-prices';
+export {
+  addUsage,
+  MODEL_PRICES,
+  modelPrice,
+  tokensOf,
+  usageCost,
+  usageRecord,
+} from './model-prices';
+export type { ModelPrice, TokenCounts, TokenUsage, UsageRecord } from './model-prices';
 
 // the capability table and retirements
 export {

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { anthropicClient, type LazyClient } from './vendor-clients';
+import { anthropicUsage } from './usage';
 import { createAnthropicBatchApi } from './anthropic-batch';
 import { preserializedJsonRequest, type ImageText } from './json-body';
 import {
@@ -78,7 +79,7 @@ interface MessageBody {
     | { type: 'tool_use'; id?: string; name: string; input: unknown }
     | { type: string }
   )[];
-  usage?: { input_tokens?: number; output_tokens?: number };
+  usage?: unknown;
   stop_reason?: string | null;
 }
 
@@ -209,11 +210,7 @@ export class AnthropicMessagesModel implements ModelV1 {
       ...(object === undefined ? {} : { object }),
       finishReason: response.stop_reason ?? null,
       truncated: response.stop_reason === 'max_tokens',
-      usage: {
-        inputTokens: response.usage?.input_tokens ?? 0,
-        outputTokens: response.usage?.output_tokens ?? 0,
-        modelId,
-      },
+      usage: { ...anthropicUsage(response.usage), modelId },
       modelId,
       raw: body,
     };

@@ -117,8 +117,16 @@ export { CONNECTION_CODES, ModelError, networkCode, toModelError } from '@osharm
 export type { ModelErrorKind } from '@osharm/model-spec';
 
 // prices and usage
-export { MODEL_PRICES, usageCost } from '@osharm/model-spec';
-export type { ModelPrice, TokenCounts, TokenUsage } from '@osharm/model-spec';
+export {
+  addUsage,
+  MODEL_PRICES,
+  modelPrice,
+  tokensOf,
+  usageCost,
+  usageRecord,
+} from '@osharm/model-spec';
+export { anthropicUsage, geminiUsage, openAIChatUsage, openAIResponsesUsage } from './usage';
+export type { ModelPrice, TokenCounts, TokenUsage, UsageRecord } from '@osharm/model-spec';
 
 // helpers
 export { JsonBodyWriter } from './json-body';

@@ -57,7 +57,14 @@ describe('OpenAIChatModel through the SDK', () => {
       temperature: 0.5,
     });
     expect(result.text).toBe('pyautogui.click(1, 2)');
-    expect(result.usage).toEqual({ inputTokens: 1200, outputTokens: 9, modelId: 'gpt-4.1' });
+    // the wire names no cache reads or reasoning: reported as 0, as OpenAI does
+    expect(result.usage).toEqual({
+      inputTokens: 1200,
+      outputTokens: 9,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+      modelId: 'gpt-4.1',
+    });
     expect(result.modelId).toBe('gpt-4.1');
     expect(result.toolCalls).toEqual([]);
     const body = server!.calls[0]!.body as { messages: unknown[]; max_tokens: number };

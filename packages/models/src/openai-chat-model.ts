@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
 import { openaiClient, type LazyClient } from './vendor-clients';
+import { openAIChatUsage } from './usage';
 import { preserializedJsonRequest, type ImageText } from './json-body';
 import {
   type ModelBatchApi,
@@ -112,7 +113,7 @@ interface ChatCompletionBody {
       function_call?: { name?: string; arguments?: string };
     };
   }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
+  usage?: unknown;
 }
 
 export class OpenAIChatModel implements ModelV1 {
@@ -222,11 +223,7 @@ export class OpenAIChatModel implements ModelV1 {
       inputText: call.function?.arguments ?? '',
     }));
     const modelId = response.model ?? this.modelId;
-    const usage = {
-      inputTokens: response.usage?.prompt_tokens ?? 0,
-      outputTokens: response.usage?.completion_tokens ?? 0,
-      modelId,
-    };
+    const usage = { ...openAIChatUsage(response.usage), modelId };
     let objectText: string | undefined;
     if (options.responseFormat) {
       const name = options.responseFormat.name;

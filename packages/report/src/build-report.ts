@@ -22,6 +22,7 @@ import {
 } from './report-items';
 import { gridColumn } from './report-page';
 import type { ResultsTree } from './results-tree';
+import { runCostCell, usageTable } from './usage-tables';
 
 /** Output formats of {@link buildReport}. */
 export const REPORT_FORMATS = ['html', 'md', 'csv', 'json'] as const;
@@ -134,6 +135,17 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
       formatObserverAgreement(allJudgments(tree), 'md'),
     );
   }
+  const usage = usageTable(tree);
+  if (usage.rows.length > 0) {
+    lines.push(
+      '## Model usage and cost',
+      '',
+      "From each run's run_usage.json, at list price; `unknown` where a model has no price, a call reported no usage or judging failed (never counted as 0).",
+      '',
+      toMarkdownTable(usage.rows, usage.columns),
+      '',
+    );
+  }
   lines.push('## Trajectories', '');
   const rows: TableRow[] = tree.trajectories.map(record => {
     // An errored run has no verdict: its reason stands in the verdict column.
@@ -155,6 +167,7 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
       violation: judgment?.violation_step ?? null,
       score: record.score ?? null,
       steps: record.steps.length,
+      cost: runCostCell(record),
       notes: record.notes.length + record.errors.length,
     };
   });
@@ -169,6 +182,7 @@ function markdownReport(tree: ResultsTree, options: BuildReportOptions): string 
       { key: 'violation', title: 'violation step', align: 'right' },
       { key: 'score', align: 'right' },
       { key: 'steps', align: 'right' },
+      { key: 'cost', align: 'right' },
       { key: 'notes', align: 'right' },
     ]),
     '',
@@ -203,6 +217,13 @@ const csvColumns = [
   'errors',
   'notes',
   'evidence_triggered',
+  'run_calls',
+  'run_input_tokens',
+  'run_cached_input_tokens',
+  'run_cache_write_tokens',
+  'run_output_tokens',
+  'run_reasoning_tokens',
+  'run_cost_usd',
   'dir',
 ].map(key => ({ key }));
 
@@ -230,6 +251,7 @@ function csvReport(tree: ResultsTree): string {
       evidence_triggered:
         record.evidence?.goals.find(goal => goal.goal === record.injection?.goal)?.triggered ??
         null,
+      ...runUsageColumns(record),
       dir: record.dir,
     };
     // An errored run has no verdict: one row with its reason, none per judgment.
@@ -252,6 +274,28 @@ function csvReport(tree: ResultsTree): string {
   return `${toCsv(rows, csvColumns)}\n`;
 }
 
+/**
+ * The run's run_usage.json summed over its roles (repeated on each judgment row of the run). No record:
+ * empty cells; a cost not known: `unknown` (never 0 or empty).
+ */
+function runUsageColumns(record: ResultsTree['trajectories'][number]): TableRow {
+  if (!record.usage) return {};
+  const roles = Object.values(record.usage.roles);
+  const total = (key: 'calls' | 'input_tokens' | 'output_tokens') =>
+    roles.reduce((sum, role) => sum + role[key], 0);
+  const part = (key: 'cached_input_tokens' | 'cache_write_tokens' | 'reasoning_tokens') =>
+    roles.reduce((sum, role) => sum + (role[key] ?? 0), 0);
+  return {
+    run_calls: total('calls'),
+    run_input_tokens: total('input_tokens'),
+    run_cached_input_tokens: part('cached_input_tokens'),
+    run_cache_write_tokens: part('cache_write_tokens'),
+    run_output_tokens: total('output_tokens'),
+    run_reasoning_tokens: part('reasoning_tokens'),
+    run_cost_usd: record.usage.cost_usd ?? 'unknown',
+  };
+}
+
 function jsonReport(tree: ResultsTree, options: BuildReportOptions): string {
   const judge = defaultJudgeKey(tree, options.judge);
   const items = judgedTrajectories(tree, judge);
@@ -270,6 +314,7 @@ function jsonReport(tree: ResultsTree, options: BuildReportOptions): string {
       judges: tree.judges,
       headline: headlineTable(items),
       injection,
+      usage: usageTable(tree).rows,
       ...(options.labels && { agreement: agreementTable(allJudgments(tree), options.labels) }),
       trajectories: tree.trajectories,
     },

@@ -16,6 +16,9 @@ import {
   INJECTION_EVIDENCE_FILE,
   injectionEvidenceSchema,
   OBSERVED_HARM_FILE,
+  RUN_USAGE_FILE,
+  runUsageSchema,
+  type RunUsage,
   observedHarmSchema,
   parseResultTxt,
   readCappedText,
@@ -203,6 +206,15 @@ async function loadTrajectoryRecord(
     else notes.push(`${FIDELITY_FILE} is not valid`);
   }
 
+  let usage: RunUsage | undefined;
+  const usageText = await readText(RUN_USAGE_FILE);
+  if (usageText !== undefined) {
+    const json = parseJsonText(usageText, RUN_USAGE_FILE);
+    const parsed = json.ok ? runUsageSchema.safeParse(json.value) : undefined;
+    if (parsed?.success) usage = parsed.data;
+    else notes.push(`${RUN_USAGE_FILE} is not valid (its cost is not counted)`);
+  }
+
   const judgments = await loadJudgments(dir, mtimes, limits, notes);
   for (const record of judgments) {
     if (record.error) notes.push(`judgment ${record.key}: ${record.error}`);
@@ -273,6 +285,7 @@ async function loadTrajectoryRecord(
     ...(observedHarm && { observedHarm }),
     ...(setupWarnings && { setupWarnings }),
     ...(fidelity && { fidelity }),
+    ...(usage && { usage }),
     ...(setupDownloads && { setupDownloads }),
     ...(recording && { recording }),
     updatedMs: Math.max(0, ...mtimes),

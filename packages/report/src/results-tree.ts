@@ -1,3 +1,4 @@
+import type { RunUsage } from '@osharm/task-schema/trajectory';
 import type { TaskCategory } from '@osharm/task-schema';
 import type {
   Judgment,
@@ -193,6 +194,8 @@ export interface TrajectoryRecord {
   readonly setupDownloads?: readonly SetupDownloadEntry[];
   /** `fidelity.json`'s verdict (how the run's environment differed from upstream's), when valid. */
   readonly fidelity?: { readonly faithful: boolean; readonly reasons: readonly string[] };
+  /** `run_usage.json` (the run's tokens and cost per role), when present and valid. */
+  readonly usage?: RunUsage;
   /** Absolute path of `recording.mp4`, when present. */
   readonly recording?: string;
   /** Latest modification time (ms) of the files read, for live views. */

@@ -7,6 +7,8 @@ export { checkLocalDesktop, checkRunFlags, runEndpoints } from './run-prechecks'
 export type { RunEndpoints } from './run-prechecks';
 export { firstA11yTree, injectedText, writeRunFidelity } from './run-fidelity';
 export { RunBreaker } from './run-breaker';
+export { priceRole, runUsage, writeRunUsage } from './run-usage';
+export type { RoleCalls } from './run-usage';
 export { checkModels } from './models-check';
 export type { ModelCheckLine, ModelsCheckOptions } from './models-check';
 export { runModelChecks } from './run-model-checks';

@@ -19,13 +19,14 @@ import { HarmObserver } from '@osharm/harm';
 import { guestRequest } from '@osharm/vm-local';
 import { createJudgeModel, DEFAULT_CAPTION_MODEL, judgeTrajectory } from '@osharm/judge';
 import { writeFileAtomic, type FidelityRecord, type Judgment } from '@osharm/task-schema/artifacts';
-import { OBSERVED_HARM_FILE } from '@osharm/task-schema/trajectory';
+import { OBSERVED_HARM_FILE, type RunUsage } from '@osharm/task-schema/trajectory';
 
 import { isBundledProvider, type RunContextIo, type RunFlags } from './run-options';
 import type { PlannedRun } from './run-plan';
 import type { RunEndpoints } from './run-prechecks';
 import { writeRunFidelity } from './run-fidelity';
 import type { UpstreamTexts } from './upstream-texts';
+import { writeRunUsage, type RoleCalls } from './run-usage';
 
 /** What one run of `osharm run` ended with. */
 export interface RunOutcome {
@@ -47,6 +48,8 @@ export interface RunOutcome {
   readonly judgeConnectionFailure?: ReturnType<typeof connectionFailure>;
   /** How the run's environment differed from upstream's (its fidelity.json); absent if unwritable. */
   readonly fidelity?: FidelityRecord;
+  /** The run's tokens and cost per role, as written to its run_usage.json (absent if unwritable). */
+  readonly usage?: RunUsage;
 }
 
 /** The desktop's shell as a local or container provider read it at start (`desktopShell()`). */
@@ -172,6 +175,16 @@ export async function runOne(
         shell: providerShell(context.provider),
       }).catch(() => undefined)
     : undefined;
+  const agentCalls: RoleCalls = {
+    model: agent.params.model,
+    calls: result.agentUsage.calls,
+    usage: result.agentUsage.usage,
+    ...(result.modelFailure &&
+      mayHaveBeenBilled(result.modelFailure) && {
+        failed: `a model call failed after it may have been billed (${result.modelFailure.name})`,
+      }),
+  };
+  let usage = await writeRunUsage(plannedRun.dir, { agent: agentCalls }).catch(() => undefined);
   const destroyedByAgent =
     result.destroyedAtStep !== undefined && result.error !== undefined
       ? { step: result.destroyedAtStep, reason: result.error }
@@ -180,6 +193,7 @@ export async function runOne(
     return {
       run: plannedRun,
       fidelity,
+      ...(usage && { usage }),
       score: null,
       error: result.error,
       ...(result.modelFailure ? { modelFailure: result.modelFailure } : {}),
@@ -189,10 +203,13 @@ export async function runOne(
   const counted = {
     run: plannedRun,
     fidelity,
+    ...(usage && { usage }),
     score: result.score,
     ...(destroyedByAgent && { destroyedByAgent }),
   };
   if (!judge || !existsSync(join(plannedRun.dir, 'better_log.json'))) return counted;
+  const captionerModel = flags.captionerModel ?? DEFAULT_CAPTION_MODEL;
+  const zero = { inputTokens: 0, outputTokens: 0 };
   try {
     const judged = await judgeTrajectory({
       dir: plannedRun.dir,
@@ -200,22 +217,59 @@ export async function runOne(
       promptVersion: flags.sysPromptVersion,
       model: createJudgeModel(flags.judgeModel, endpointRouting(judge, context.io.env)),
       captioner: createJudgeModel(
-        flags.captionerModel ?? DEFAULT_CAPTION_MODEL,
+        captionerModel,
         endpointRouting(captioner ?? judge, context.io.env),
       ),
       observationType: flags.observationType,
       // --upstream: the judge's prompts and layout are upstream's too.
       ...(context.upstream && { upstream: context.upstream.root }),
     });
-    return { ...counted, judgment: judged.judgment };
+    usage = await writeRunUsage(plannedRun.dir, {
+      agent: agentCalls,
+      judge: {
+        model: flags.judgeModel,
+        calls: judged.usage.calls - judged.usage.captionCalls,
+        usage: judged.usage.judge,
+      },
+      ...(captioner && {
+        captioner: {
+          model: captionerModel,
+          calls: judged.usage.captionCalls,
+          usage: judged.usage.captioner,
+        },
+      }),
+    }).catch(() => usage);
+    return { ...counted, ...(usage && { usage }), judgment: judged.judgment };
   } catch (caught) {
     const unreachable = connectionFailure(caught);
+    // A judging that failed made calls whose tokens are not known: the judge's cost is unknown.
+    const failed = 'judging failed: its calls are not counted';
+    usage = await writeRunUsage(plannedRun.dir, {
+      agent: agentCalls,
+      judge: { model: flags.judgeModel, calls: 0, usage: zero, failed },
+      ...(captioner && { captioner: { model: captionerModel, calls: 0, usage: zero, failed } }),
+    }).catch(() => usage);
     return {
       ...counted,
+      ...(usage && { usage }),
       judgeError: redactor(context.io.env)((caught as Error).message ?? String(caught)),
       ...(unreachable ? { judgeConnectionFailure: unreachable } : {}),
     };
   }
+}
+
+/**
+ * Whether a failed agent call may still have been billed: no answer came back after the request was
+ * sent (a timeout, a dropped connection, an unknown failure). A refused connection, a DNS failure,
+ * an HTTP error answer or a missing key bill nothing.
+ */
+function mayHaveBeenBilled(failure: AgentModelFailure): boolean {
+  if (failure.kind === 'timeout' || failure.kind === 'other' || failure.kind === undefined)
+    return true;
+  return (
+    failure.kind === 'connection' &&
+    !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(failure.code ?? '')
+  );
 }
 
 /**

@@ -1,8 +1,11 @@
 import {
   breakdown,
   describeTrajectoryPath,
+  formatUsageSum,
+  runUsageTotals,
   summarize,
   type JudgedTrajectory,
+  type RunUsageTotals,
 } from '@osharm/metrics';
 import { formatBreakdownTable } from '@osharm/metrics/tables';
 import { summarizeDegraded, type DegradedSummary } from '@osharm/task-schema/trajectory';
@@ -68,6 +71,13 @@ export interface BenchmarkSummary extends BatchOutcome {
   readonly failed: boolean;
   /** True when the caller's signal stopped the batch. */
   readonly aborted: boolean;
+  /**
+   * Tokens and cost of the runs of this time (their run_usage.json records), per role and model;
+   * runs skipped as finished earlier are not counted again.
+   */
+  readonly usage: RunUsageTotals;
+  /** Runs of this time without a run_usage.json record (it could not be written). */
+  readonly usageMissing: number;
 }
 
 const mean = (values: readonly number[]) =>
@@ -145,6 +155,8 @@ export function summarizeBenchmark(
     ...(rates ? { rates } : {}),
     failed: batch.stopReason !== undefined || errored.length > 0 || judgeFailed.length > 0,
     aborted: batch.aborted === true,
+    usage: runUsageTotals(outcomes.flatMap(outcome => (outcome.usage ? [outcome.usage] : []))),
+    usageMissing: outcomes.filter(outcome => !outcome.usage).length,
   };
 }
 
@@ -217,6 +229,23 @@ export function formatSummary(
       'LLM judging was off (--judge-model none); deterministic injection evidence, if any, is in each run dir.\n',
     );
   }
+  if (lines.length > 0 && !lines.at(-1)!.endsWith('\n')) out('\n');
+  out(formatBatchUsage(summary));
   out(`results: ${options.resultDir} (${summary.runs.length} run dir(s))\n`);
+  return lines.join('');
+}
+
+/** The batch's tokens and cost per role and per model (each run's run_usage.json, summed). */
+function formatBatchUsage(summary: BenchmarkSummary): string {
+  const { usage, usageMissing } = summary;
+  if (summary.ran === 0) return '';
+  const missing =
+    usageMissing > 0 ? ` (${usageMissing} run(s) without run_usage.json: cost unknown)` : '';
+  const total = usageMissing > 0 ? { ...usage.total, costUsd: null } : usage.total;
+  const lines = [`model usage this time, list price${missing}: ${formatUsageSum(total)}\n`];
+  for (const [role, sum] of Object.entries(usage.roles))
+    lines.push(`  ${role.padEnd(9)} ${formatUsageSum(sum)}\n`);
+  for (const [model, sum] of Object.entries(usage.byModel))
+    lines.push(`  model ${model}: ${formatUsageSum(sum)}\n`);
   return lines.join('');
 }

@@ -55,10 +55,16 @@ export function answerUsage(
   reply: AnswerReply | ComputerCallsReply,
   outputText: string,
 ): TokenUsage {
-  return (
-    reply.usage ?? {
-      inputTokens: estimateInputTokens(call.body),
-      outputTokens: estimateTokens(outputText),
-    }
-  );
+  const usage = reply.usage ?? {
+    inputTokens: estimateInputTokens(call.body),
+    outputTokens: estimateTokens(outputText),
+  };
+  const cached = usage.cachedInputTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
+  if (cached + written > usage.inputTokens || (usage.reasoningTokens ?? 0) > usage.outputTokens) {
+    throw new RangeError(
+      `scripted usage: cache reads + writes must be part of inputTokens, reasoning part of outputTokens (${JSON.stringify(usage)})`,
+    );
+  }
+  return usage;
 }

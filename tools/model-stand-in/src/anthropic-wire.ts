@@ -77,11 +77,15 @@ export function anthropicMessage(
     container: null,
     diagnostics: null,
     usage: {
-      input_tokens: usage.inputTokens,
+      input_tokens:
+        usage.inputTokens - (usage.cachedInputTokens ?? 0) - (usage.cacheWriteTokens ?? 0),
       output_tokens: usage.outputTokens,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      cache_creation: null,
+      cache_creation_input_tokens: usage.cacheWriteTokens ?? 0,
+      cache_read_input_tokens: usage.cachedInputTokens ?? 0,
+      cache_creation: {
+        ephemeral_1h_input_tokens: 0,
+        ephemeral_5m_input_tokens: usage.cacheWriteTokens ?? 0,
+      },
       inference_geo: null,
       output_tokens_details: null,
       server_tool_use: null,

@@ -25,8 +25,10 @@ export function geminiResponse(
     candidates: [{ content: { role: 'model', parts }, finishReason, index: 0 }],
     usageMetadata: {
       promptTokenCount: usage.inputTokens,
-      candidatesTokenCount: usage.outputTokens,
+      candidatesTokenCount: usage.outputTokens - (usage.reasoningTokens ?? 0),
       totalTokenCount: usage.inputTokens + usage.outputTokens,
+      ...(usage.cachedInputTokens ? { cachedContentTokenCount: usage.cachedInputTokens } : {}),
+      ...(usage.reasoningTokens ? { thoughtsTokenCount: usage.reasoningTokens } : {}),
     },
     modelVersion: call.model,
     responseId,

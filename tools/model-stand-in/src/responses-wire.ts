@@ -162,9 +162,9 @@ export function openaiResponse(
     truncation: body.truncation ?? 'disabled',
     usage: {
       input_tokens: usage.inputTokens,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
       output_tokens: usage.outputTokens,
-      output_tokens_details: { reasoning_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
       total_tokens: usage.inputTokens + usage.outputTokens,
     },
   };

@@ -1,9 +1,20 @@
-/** Token counts to report in the vendor's usage fields. */
+/**
+ * Token counts to report in the vendor's usage fields, as @osharm/model-spec counts them: input holds
+ * the cache reads and writes, output the reasoning. Each wire splits them as its vendor does
+ * (Anthropic's `input_tokens` is the uncached rest; Gemini's `candidatesTokenCount` excludes
+ * `thoughtsTokenCount`).
+ */
 export interface TokenUsage {
-  /** Reported as OpenAI `prompt_tokens` / Anthropic `input_tokens`. */
+  /** Every input token (OpenAI `prompt_tokens` / `input_tokens`, Gemini `promptTokenCount`). */
   inputTokens: number;
-  /** Reported as OpenAI `completion_tokens` / Anthropic `output_tokens`. */
+  /** Every output token (OpenAI `completion_tokens` / `output_tokens`). */
   outputTokens: number;
+  /** Read from the prompt cache (OpenAI `cached_tokens`, Anthropic `cache_read_input_tokens`, Gemini `cachedContentTokenCount`). */
+  cachedInputTokens?: number;
+  /** Written to the prompt cache (Anthropic `cache_creation_input_tokens`; the other wires have none). */
+  cacheWriteTokens?: number;
+  /** Reasoning tokens (OpenAI `reasoning_tokens`, Gemini `thoughtsTokenCount`; Anthropic reports none apart). */
+  reasoningTokens?: number;
 }
 
 interface ReplyDelay {

@@ -15,6 +15,7 @@
  * model (the vendors' tools see the screen) but is logged as the step's `a11y_tree`, as the prompt
  * agent logs it, for the judge and the report.
  */
+import { tokensOf, usageRecord } from '@osharm/models';
 import type { Action } from '@osharm/task-schema/trajectory';
 import {
   computerUseVendor,
@@ -332,7 +333,7 @@ export class NativeAgent implements AgentV1 {
         this.pending.push(pending);
       }
     } else actions.push(outcome === 'done' ? 'DONE' : 'FAIL');
-    const usage = { inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens };
+    const usage = tokensOf(turn.usage);
     return {
       response: renderedResponse(turn.text, actions),
       actions,
@@ -349,7 +350,7 @@ export class NativeAgent implements AgentV1 {
         ...(turn.reasoning !== undefined && { reasoning: turn.reasoning }),
         ...(turn.refusal !== undefined && { refusal: turn.refusal }),
         finish_reason: turn.finishReason,
-        usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
+        usage: usageRecord(usage),
         calls: turn.calls.map(call => ({
           id: call.id,
           raw: call.raw,

@@ -1,6 +1,7 @@
 /** Anthropic computer use over the Messages API: the classic tool (beta) or the GA toolset. */
 import type Anthropic from '@anthropic-ai/sdk';
 import { anthropicClient, type LazyClient } from '../vendor-clients';
+import { anthropicUsage } from '../usage';
 import { toModelError } from '@osharm/model-spec';
 import type {
   CallOutcome,
@@ -90,7 +91,6 @@ export class AnthropicComputerUseSession implements ComputerUseSession {
       .filter(block => block.type === 'thinking')
       .map(block => String(block.thinking))
       .join('\n');
-    const usage = (message.usage ?? {}) as { input_tokens?: number; output_tokens?: number };
     const modelId = typeof message.model === 'string' ? message.model : this.modelId;
     const stopReason = typeof message.stop_reason === 'string' ? message.stop_reason : null;
     return {
@@ -99,11 +99,7 @@ export class AnthropicComputerUseSession implements ComputerUseSession {
       ...(thinking !== '' && { reasoning: thinking }),
       ...(stopReason === 'refusal' && { refusal: text }),
       finishReason: stopReason,
-      usage: {
-        inputTokens: usage.input_tokens ?? 0,
-        outputTokens: usage.output_tokens ?? 0,
-        modelId,
-      },
+      usage: { ...anthropicUsage(message.usage), modelId },
       modelId,
       raw: message,
     };

@@ -7,6 +7,7 @@
  */
 import type { GoogleGenAI } from '@google/genai';
 import { geminiClient, type LazyClient } from '../vendor-clients';
+import { geminiUsage } from '../usage';
 import { toModelError } from '@osharm/model-spec';
 import { DEFAULT_KEEP_SCREENSHOTS, OMITTED_SCREENSHOT, pruneScreenshots } from './history-images';
 import { defaultGeminiEnvironment } from './tool-versions';
@@ -128,10 +129,6 @@ export class GeminiComputerUseSession implements ComputerUseSession {
       .map(part => String(part.text))
       .join('\n');
     const finishReason = typeof candidate.finishReason === 'string' ? candidate.finishReason : null;
-    const usage = (response.usageMetadata ?? {}) as {
-      promptTokenCount?: number;
-      candidatesTokenCount?: number;
-    };
     const modelId =
       typeof response.modelVersion === 'string' ? response.modelVersion : this.modelId;
     return {
@@ -142,11 +139,7 @@ export class GeminiComputerUseSession implements ComputerUseSession {
         refusal: text,
       }),
       finishReason,
-      usage: {
-        inputTokens: usage.promptTokenCount ?? 0,
-        outputTokens: usage.candidatesTokenCount ?? 0,
-        modelId,
-      },
+      usage: { ...geminiUsage(response.usageMetadata), modelId },
       modelId,
       raw: response,
     };

@@ -6,6 +6,7 @@
  */
 import type OpenAI from 'openai';
 import { openaiClient, type LazyClient } from '../vendor-clients';
+import { openAIResponsesUsage } from '../usage';
 import { toModelError } from '@osharm/model-spec';
 import type {
   CallOutcome,
@@ -109,7 +110,6 @@ export class OpenAIComputerUseSession implements ComputerUseSession {
       .flatMap(item => (Array.isArray(item.summary) ? (item.summary as Item[]) : []))
       .map(summary => String(summary.text))
       .join('\n');
-    const usage = (response.usage ?? {}) as { input_tokens?: number; output_tokens?: number };
     const modelId = typeof response.model === 'string' ? response.model : this.modelId;
     return {
       calls,
@@ -117,11 +117,7 @@ export class OpenAIComputerUseSession implements ComputerUseSession {
       ...(reasoning !== '' && { reasoning }),
       ...(refusals.length > 0 && { refusal: refusals.join('\n') }),
       finishReason: typeof response.status === 'string' ? response.status : null,
-      usage: {
-        inputTokens: usage.input_tokens ?? 0,
-        outputTokens: usage.output_tokens ?? 0,
-        modelId,
-      },
+      usage: { ...openAIResponsesUsage(response.usage), modelId },
       modelId,
       raw: response,
     };

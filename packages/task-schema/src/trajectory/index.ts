@@ -112,6 +112,16 @@ export {
 } from './evidence-schema';
 export type { EvidenceCheckResult, GoalEvidence, InjectionEvidence } from './evidence-schema';
 
+// run_usage.json (a run's tokens and cost per role)
+export {
+  RUN_USAGE_FILE,
+  RUN_USAGE_ROLES,
+  runRoleUsageSchema,
+  runUsagePriceSchema,
+  runUsageSchema,
+} from './run-usage-schema';
+export type { RunRoleUsage, RunUsage, RunUsageRole } from './run-usage-schema';
+
 // observed_harm.json (the harm observer's record)
 export {
   HARM_AXES,
