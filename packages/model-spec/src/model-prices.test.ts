@@ -35,7 +35,11 @@ describe('usageCost', () => {
     expect(usageCost('gemini-3-pro-preview', { inputTokens: 0, outputTokens: 0 })).toBeNull();
     const noCachePrice = { m: { input: 1, output: 1 } };
     expect(
-      usageCost('m', { inputTokens: 10, outputTokens: 0, cachedInputTokens: 5 }, { prices: noCachePrice }),
+      usageCost(
+        'm',
+        { inputTokens: 10, outputTokens: 0, cachedInputTokens: 5 },
+        { prices: noCachePrice },
+      ),
     ).toBeNull();
     expect(
       usageCost('claude-opus-4-7', { inputTokens: 10, outputTokens: 0, cachedInputTokens: 11 }),
@@ -56,7 +60,9 @@ describe('usageCost', () => {
 
 describe('addUsage', () => {
   it('adds field by field and keeps an optional field only where one side has it', () => {
-    expect(addUsage({ inputTokens: 1, outputTokens: 2 }, { inputTokens: 3, outputTokens: 4 })).toEqual({
+    expect(
+      addUsage({ inputTokens: 1, outputTokens: 2 }, { inputTokens: 3, outputTokens: 4 }),
+    ).toEqual({
       inputTokens: 4,
       outputTokens: 6,
     });
