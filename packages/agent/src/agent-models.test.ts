@@ -61,7 +61,13 @@ describe('OpenAI agent model through the SDK', () => {
     const result = await agent.predict({ instruction: INSTRUCTION, observation: observation() });
 
     expect(result.actions).toEqual(['pyautogui.hotkey("ctrl", "s")']);
-    expect(result.usage).toEqual({ inputTokens: 1000, outputTokens: 100 });
+    // (the OpenAI wire's usage block carries cached and reasoning counts, here 0: kept as reported)
+    expect(result.usage).toEqual({
+      inputTokens: 1000,
+      outputTokens: 100,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+    });
     expect(result.costUsd).toBeCloseTo((1000 * 2.5 + 100 * 10) / 1e6, 10);
     expect(result.finishReason).toBe('stop');
 
