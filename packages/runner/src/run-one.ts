@@ -26,6 +26,7 @@ import type { PlannedRun } from './run-plan';
 import type { RunEndpoints } from './run-prechecks';
 import { writeRunFidelity } from './run-fidelity';
 import type { UpstreamTexts } from './upstream-texts';
+import { isOfflineModel } from './agent-choice';
 import { writeRunUsage, type RoleCalls } from './run-usage';
 
 /** What one run of `osharm run` ended with. */
@@ -177,7 +178,8 @@ export async function runOne(
     : undefined;
   const agentCalls: RoleCalls = {
     model: agent.params.model,
-    calls: result.agentUsage.calls,
+    // an offline baseline answers in-process: no model call, nothing billed (cost 0, not unknown)
+    calls: isOfflineModel(flags.model) ? 0 : result.agentUsage.calls,
     usage: result.agentUsage.usage,
     ...(result.modelFailure &&
       mayHaveBeenBilled(result.modelFailure) && {
