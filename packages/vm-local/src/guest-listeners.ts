@@ -74,6 +74,23 @@ function commandOf(pid: number): string {
   }
 }
 
+/** The local port a socat listener forwards to (`tcp:localhost:1337`), if `pid` is one. */
+function forwardPort(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  let argv: string[];
+  try {
+    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return undefined;
+  }
+  if (!/(^|\/)socat$/.test(argv[0] ?? '')) return undefined;
+  for (const arg of argv.slice(1)) {
+    const match = /^tcp[46]?(?:-connect)?:(?:localhost|127\.0\.0\.1|\[::1\]):(\d+)/i.exec(arg);
+    if (match?.[1]) return Number(match[1]);
+  }
+  return undefined;
+}
+
 /** Decides whether a bridge may connect to the listener on a port (see the file's comment). */
 export class ListenerGuard {
   private readonly launched = new Set<number>();
@@ -88,29 +105,55 @@ export class ListenerGuard {
 
   /** The agent's first step begins: the listeners there now are the harness's. */
   snapshot(): void {
-    this.baseline = new Map(this.ports.map(port => [port, listeningInodes(port)]));
+    const baseline = new Map<number, Set<string>>();
+    for (const port of this.ports) {
+      const inodes = listeningInodes(port);
+      baseline.set(port, inodes);
+      // upstream's chrome tasks bridge 9222 with socat to Chrome's 1337: that port counts too
+      const forward = forwardPort(socketOwner(inodes));
+      if (forward !== undefined && !baseline.has(forward))
+        baseline.set(forward, listeningInodes(forward));
+    }
+    this.baseline = baseline;
   }
 
-  /** Whether a bridge may connect to `port` now; `why` names the listener when not. */
-  check(port: number): { readonly ok: true } | { readonly ok: false; readonly why: string } {
+  /**
+   * Whether a bridge may connect to `port` now; `why` names the listener when not. Behind a socat
+   * that forwards to another local port (upstream's `socat tcp-listen:9222,fork tcp:localhost:1337`),
+   * that port's listener must pass too.
+   */
+  check(
+    port: number,
+    depth = 0,
+  ): { readonly ok: true } | { readonly ok: false; readonly why: string } {
     if (!this.baseline) return { ok: true }; // the agent has not acted yet
     const inodes = listeningInodes(port);
     if (inodes.size === 0) return { ok: true }; // nothing listens: the connection fails as it would
-    const known = this.baseline.get(port);
-    if (known && [...inodes].every(inode => known.has(inode))) return { ok: true };
     const owner = socketOwner(inodes);
-    if (owner === undefined)
-      return {
-        ok: false,
-        why: `the listener on port ${port} is new and its process is not visible`,
-      };
+    const known = this.baseline.get(port);
+    if (!(known && [...inodes].every(inode => known.has(inode)))) {
+      if (owner === undefined)
+        return {
+          ok: false,
+          why: `the listener on port ${port} is new and its process is not visible`,
+        };
+      if (!this.descendsFromLaunch(owner))
+        return {
+          ok: false,
+          why: `the listener on port ${port} (pid ${owner}: ${commandOf(owner)}) was started after the agent's first step, not by a setup launch`,
+        };
+    }
+    const forward = forwardPort(owner);
+    if (forward === undefined || forward === port || depth >= 2) return { ok: true };
+    const behind = this.check(forward, depth + 1);
+    return behind.ok ? behind : { ok: false, why: `behind socat on port ${port}: ${behind.why}` };
+  }
+
+  private descendsFromLaunch(owner: number): boolean {
     for (let pid: number | undefined = owner, hops = 0; pid && hops < 64; hops++) {
-      if (this.launched.has(pid)) return { ok: true };
+      if (this.launched.has(pid)) return true;
       pid = parentOf(pid);
     }
-    return {
-      ok: false,
-      why: `the listener on port ${port} (pid ${owner}: ${commandOf(owner)}) was started after the agent's first step, not by a setup launch`,
-    };
+    return false;
   }
 }

@@ -288,21 +288,38 @@ describe.skipIf(skipReason !== undefined).each(variants)(
           });
         const serve = (port: number, text: string) =>
           `mkdir -p /tmp/${text} && cd /tmp/${text} && echo ${text} > index.html && exec python3 -m http.server ${port} --bind 127.0.0.1`;
-        // The agent's first step begins (the harm observer's baseline); its listener on VLC's port…
+        // Setup, as upstream's chrome tasks do it: the page behind socat (9222 → 18081).
+        await post(endpoint, '/setup/launch', { command: serve(18081, 'real'), shell: true });
+        await post(endpoint, '/setup/launch', {
+          command: 'socat tcp-listen:9222,fork,reuseaddr tcp:localhost:18081',
+          shell: true,
+        });
+        await waitFor(
+          async () => ((await get(endpoint.chromiumUrl)).includes('real') ? true : undefined),
+          20_000,
+          'the setup listener behind socat',
+        );
+        // The agent's first step begins (the harm observer's baseline).
         await post(endpoint, '/harm/baseline', {});
+        // Its listener on VLC's port, and its own server behind the setup's socat…
         await sh(endpoint, `(${serve(8080, 'forged')} >/dev/null 2>&1 &) ; sleep 1.5`);
         expect((await sh(endpoint, 'curl -s http://127.0.0.1:8080/')).output).toContain('forged');
-        // …is not what the host's VLC bridge reaches.
+        await sh(endpoint, "pkill -f 'http[.]server 18081'; sleep 0.5");
+        await sh(endpoint, `(${serve(18081, 'forged2')} >/dev/null 2>&1 &) ; sleep 1.5`);
+        expect((await sh(endpoint, 'curl -s http://127.0.0.1:9222/')).output).toContain('forged2');
+        // …are not what the host's bridges reach.
         expect(await get(endpoint.vlcUrl)).not.toContain('forged');
+        expect(await get(endpoint.chromiumUrl)).not.toContain('forged2');
         // A setup launch after the baseline (a postconfig step) is the harness's own.
-        await post(endpoint, '/setup/launch', { command: serve(9222, 'harness'), shell: true });
+        await sh(endpoint, "pkill -f 'http[.]server 8080'; sleep 0.5");
+        await post(endpoint, '/setup/launch', { command: serve(8080, 'harness'), shell: true });
         const reached = await waitFor(
           async () => {
-            const answer = await get(endpoint.chromiumUrl);
+            const answer = await get(endpoint.vlcUrl);
             return answer.includes('harness') ? answer : undefined;
           },
           20_000,
-          'the harness-launched listener through the CDP bridge',
+          'the harness-launched listener through the VLC bridge',
         );
         expect(reached).toMatch(/^200 /);
       },
