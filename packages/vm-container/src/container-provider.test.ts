@@ -155,8 +155,10 @@ describe.each(engines)('container provider on the real desktop image (%s)', engi
         expect(useradd.output.trim().split('\n').pop()).not.toContain('x:x:2000');
         const wrong = await client.execute(['/bin/sh', '-c', 'echo wrong | sudo -S -k id -u']);
         expect(wrong.returncode).not.toBe(0);
-        const log = await client.execute(['/bin/cat', '/run/osharm/sudo.log']);
-        const outcomes = log.output
+        // The record is the guest server's (vm-local guest-record-log.ts), hidden from the agent's
+        // side: read it as the harness does, through /file.
+        const log = await client.getFile('/run/user/1000/osharm/records/sudo.log');
+        const outcomes = (log?.toString('utf8') ?? '')
           .trim()
           .split('\n')
           .map(line => (JSON.parse(line) as { outcome: string }).outcome);

@@ -3,13 +3,15 @@
 // made for this desktop (whose private key is gone) and trusted in Chromium's NSS database, and
 // requests reach the backend port as plain HTTP. The host's /etc/hosts, trust stores and port
 // setting are unchanged.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import { sh, skipReason } from './__fixtures__/local-desktop-fixture';
+import { guestRequest } from './local-guest-request';
 import { createLocalProvider } from './local-provider';
 import { SANDBOX_SITE_BACKEND_PORT, SANDBOX_SITE_HOSTS, sandboxHostsFile } from './sandbox-sites';
 
@@ -54,43 +56,64 @@ describe.skipIf(skipReason !== undefined)("upstream's addresses inside the local
   afterAll(() => provider.stop(), 60_000);
 
   it('resolves the site host to the desktop, serves it over trusted HTTPS, and keeps no CA key', async () => {
+    // The TLS state is the server's (under /run/user/1000/osharm, masked in the agent's namespace):
+    // read through the guest server's /file, as the harness reads it.
+    const serverFile = async (name: string) => {
+      const response = await guestRequest(endpoint, '/file', {
+        method: 'POST',
+        body: {
+          data: new URLSearchParams({ file_path: `/run/user/1000/osharm/${name}` }).toString(),
+          contentType: 'application/x-www-form-urlencoded',
+        },
+        timeoutMs: 10_000,
+      });
+      return { status: response.status, text: response.body.toString('utf8') };
+    };
+    let tlsState = '';
+    for (let attempt = 0; attempt < 100 && !tlsState.includes('serving'); attempt++) {
+      tlsState = (await serverFile('site-tls.state')).text;
+      if (!tlsState.includes('serving')) await new Promise(done => setTimeout(done, 100));
+    }
+    expect(tlsState).toContain(`serving 127.0.0.1:443 -> 127.0.0.1:${SANDBOX_SITE_BACKEND_PORT}`);
     const state = await sh(
       endpoint,
-      [
-        `getent hosts ${host}`,
-        'for i in $(seq 100); do grep -q serving "$XDG_RUNTIME_DIR/osharm/site-tls.state" 2>/dev/null && break; sleep 0.1; done',
-        'cat "$XDG_RUNTIME_DIR/osharm/site-tls.state"',
-        'ls "$XDG_RUNTIME_DIR/osharm/tls"',
-        'certutil -L -d sql:$HOME/.pki/nssdb',
-      ].join('; '),
+      [`getent hosts ${host}`, 'certutil -L -d sql:$HOME/.pki/nssdb'].join('; '),
     );
     expect(state.output).toMatch(new RegExp(`^127\\.0\\.0\\.1\\s+${host.replaceAll('.', '\\.')}`));
-    expect(state.output).toContain(
-      `serving 127.0.0.1:443 -> 127.0.0.1:${SANDBOX_SITE_BACKEND_PORT}`,
-    );
     // the authority's certificate and the server's are there; no private key is (the server's
     // was deleted once loaded, the authority's right after signing)
-    expect(state.output).toMatch(/ca\.pem\nsite\.pem\n/);
-    expect(state.output).not.toMatch(/\.key/);
+    const ca = await serverFile('tls/ca.pem');
+    const site = await serverFile('tls/site.pem');
+    expect([ca.status, site.status]).toEqual([200, 200]);
+    expect((await serverFile('tls/ca.key')).status).toBe(404);
+    expect((await serverFile('tls/site.key')).status).toBe(404);
     expect(state.output).toMatch(/osharm desktop CA\s+C,,/);
 
     // Chromium's NSS database and curl (given the authority) accept the chain for the host, and
-    // the authority may sign for the site hosts only.
-    const verify = await sh(
-      endpoint,
-      [
-        'cd "$XDG_RUNTIME_DIR/osharm/tls"',
-        `openssl verify -CAfile ca.pem -verify_hostname ${host} site.pem`,
-        'openssl x509 -in ca.pem -noout -ext nameConstraints',
-      ].join('; '),
-    );
-    expect(verify.output).toContain('site.pem: OK');
-    expect(verify.output).toContain(`Permitted:\n      DNS:${host}`);
+    // the authority may sign for the site hosts only (checked with the host's openssl).
+    const pems = mkdtempSync(join(tmpdir(), 'osharm-site-tls-'));
+    try {
+      writeFileSync(join(pems, 'ca.pem'), ca.text);
+      writeFileSync(join(pems, 'site.pem'), site.text);
+      const openssl = (...args: string[]) =>
+        execFileSync('openssl', args, { cwd: pems, encoding: 'utf8' });
+      expect(
+        openssl('verify', '-CAfile', 'ca.pem', '-verify_hostname', host, 'site.pem'),
+      ).toContain('site.pem: OK');
+      expect(openssl('x509', '-in', 'ca.pem', '-noout', '-ext', 'nameConstraints')).toContain(
+        `Permitted:\n      DNS:${host}`,
+      );
+    } finally {
+      rmSync(pems, { recursive: true, force: true });
+    }
+
+    // curl inside is given the authority's certificate (a copy: the original is the server's).
+    await sh(endpoint, `cat > /tmp/osharm-ca.pem <<'PEM'\n${ca.text}PEM`);
 
     // Nothing on the backend port: the connection ends without a page (as a refused site).
     const closed = await sh(
       endpoint,
-      `curl -sS --max-time 5 --cacert "$XDG_RUNTIME_DIR/osharm/tls/ca.pem" https://${host}/index.html; echo " rc=$?"`,
+      `curl -sS --max-time 5 --cacert /tmp/osharm-ca.pem https://${host}/index.html; echo " rc=$?"`,
     );
     expect(closed.output + closed.error).toMatch(/rc=(52|56|35)/);
 
@@ -101,7 +124,7 @@ describe.skipIf(skipReason !== undefined)("upstream's addresses inside the local
         `mkdir -p /tmp/site && echo '<h1>served inside</h1>' > /tmp/site/index.html`,
         `(cd /tmp/site && setsid python3 -m http.server ${SANDBOX_SITE_BACKEND_PORT} --bind 127.0.0.1 >/tmp/site.log 2>&1 &)`,
         `for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:${SANDBOX_SITE_BACKEND_PORT}/ && break; sleep 0.1; done`,
-        `curl -sS --max-time 5 --cacert "$XDG_RUNTIME_DIR/osharm/tls/ca.pem" https://${host}/index.html`,
+        `curl -sS --max-time 5 --cacert /tmp/osharm-ca.pem https://${host}/index.html`,
         'sleep 0.2; cat /tmp/site.log',
       ].join('; '),
     );
