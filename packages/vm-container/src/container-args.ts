@@ -104,6 +104,10 @@ export function containerRunArgs(
     '--security-opt',
     'no-new-privileges',
     ...(seccomp ? ['--security-opt', `seccomp=${seccomp}`] : []),
+    // Unmasked /proc paths: with the engine's masks the kernel refuses a fresh proc mount in a nested
+    // user namespace, and the agent's namespace (vm-local guest/agent-ns.sh) could not be made inside.
+    '--security-opt',
+    engine === 'podman' ? 'unmask=ALL' : 'systempaths=unconfined',
     '--read-only',
     '--tmpfs',
     `/home/user:rw,exec,size=${tmpfs}m,mode=0755,${owned}`,
