@@ -18,10 +18,11 @@ import {
   type RunFacts,
   type TrajectoryFileLimits,
 } from '@osharm/task-schema/trajectory';
-import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captioner';
+import type { Captioner } from './captioner';
+import { resolveCaptioner } from './captioner-option';
 import { createEndpointModel } from './model-endpoint';
 import { buildJudgeInput } from './judge-input';
-import { assertModelName, JudgeOutputError, JudgeSettingError } from './judge-errors';
+import { assertModelName, JudgeOutputError } from './judge-errors';
 import { imageCounts } from './judge-image-counts';
 import type { ImageOptions } from './judge-images';
 import type { JudgePrompt } from './judge-message';
@@ -36,11 +37,7 @@ import {
   upstreamCaptionImages,
   upstreamFinalScreenshot,
 } from './upstream-judge-input';
-import {
-  readUpstreamJudgeTexts,
-  type UpstreamJudgeTexts,
-  type UpstreamOption,
-} from './upstream-judge-texts';
+import { readUpstreamJudgeTexts, type UpstreamOption } from './upstream-judge-texts';
 import { loadTrajectory, type Trajectory } from './trajectory';
 
 /** Options of {@link judgeTrajectory}. */
@@ -122,45 +119,6 @@ export function imagesWithLimits(
 ): ImageOptions | undefined {
   if (limits?.maxImageBytes === undefined) return images;
   return { ...images, maxFileBytes: limits.maxImageBytes };
-}
-
-/**
- * A captioner from the option: a ready captioner, a model, or a model name (routed). With
- * upstream's texts it sends upstream's prompt (default model: upstream's), and a ready captioner
- * must have been made with that prompt.
- */
-export function resolveCaptioner(
-  option: JudgeTrajectoryOptions['captioner'],
-  images?: ImageOptions,
-  upstream?: UpstreamJudgeTexts,
-): Captioner {
-  const prompt = upstream?.captioner.prompt.text;
-  if (option !== undefined && typeof option === 'object' && 'caption' in option) {
-    if (upstream && option.prompt !== prompt)
-      throw new JudgeSettingError({
-        message: `captioner ${option.modelId} was not made with upstream's captioner prompt (pass a model or a model name with an upstream checkout)`,
-      });
-    return option;
-  }
-  const model =
-    typeof option === 'object'
-      ? option
-      : createEndpointModel(
-          'captioner',
-          option ?? upstream?.captioner.model ?? DEFAULT_CAPTION_MODEL,
-        );
-  return createCaptioner({
-    model,
-    images,
-    ...(upstream && {
-      prompt,
-      maxOutputTokens: upstream.captioner.maxCompletionTokens,
-      trimCaption: false,
-      // get_caption's request: no image detail, the limit as `max_completion_tokens`.
-      detail: null,
-      maxTokensField: 'max_completion_tokens' as const,
-    }),
-  });
 }
 
 /** Everything a judge call needs before it is sent: the prompt, and what the captions cost. */
