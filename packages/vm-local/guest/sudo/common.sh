@@ -129,15 +129,10 @@ osharm_as_root() {
 # that what root changed there — useradd, passwd, deluser, sudoers — counts as on upstream's VM).
 # Usage: osharm_account USER check|sudoer|password   (password: the typed line on stdin)
 osharm_account() {
-  local etc=/etc holder agent_ns=''
-  # Called on the server's side (the polkit stand-in): root's namespace is the agent namespace's
-  # (holder.pid names a pid there), so ask from inside it, as system/as-root.sh does. (Inside the
-  # agent's namespace that pid is not the agent's init: nothing to enter.)
-  [ -n "${OSHARM_AGENT_NS_PID:-}" ] && agent_ns="$(readlink "/proc/$OSHARM_AGENT_NS_PID/ns/pid" 2>/dev/null)"
-  if [ -n "$agent_ns" ] && [ "$(readlink /proc/self/ns/pid)" != "$agent_ns" ]; then
-    local agent="$OSHARM_AGENT_NS_PID"
-    OSHARM_AGENT_NS_PID='' nsenter --target "$agent" --user --pid --mount --preserve-credentials --wd=/ -- \
-      /bin/bash -c '. "$0/common.sh"; osharm_account "$@"' "$osharm_lib" "$@"
+  local etc=/etc holder
+  # Called on the server's side (the polkit stand-in): ask from inside the agent's namespace.
+  if osharm_outside_agent_ns; then
+    osharm_in_agent_ns /bin/bash -c '. "$0/common.sh"; osharm_account "$@"' "$osharm_lib" "$@"
     return
   fi
   if ! osharm_is_root; then
@@ -145,6 +140,22 @@ osharm_account() {
     etc="/proc/$holder/root/etc"
   fi
   /usr/bin/python3 -W ignore "$osharm_lib/account.py" "$etc" "$@"
+}
+
+# True on the server's side of a desktop with an agent namespace (guest/agent-ns.sh): root's
+# namespace is the agent namespace's (holder.pid names a pid there), so what needs it must enter
+# first. Inside the agent's namespace OSHARM_AGENT_NS_PID names another process or none: false.
+osharm_outside_agent_ns() {
+  local agent_ns
+  [ -n "${OSHARM_AGENT_NS_PID:-}" ] || return 1
+  agent_ns="$(readlink "/proc/$OSHARM_AGENT_NS_PID/ns/pid" 2>/dev/null)"
+  [ -n "$agent_ns" ] && [ "$(readlink /proc/self/ns/pid)" != "$agent_ns" ]
+}
+
+# Runs CMD... inside the agent's namespace (the variable cleared there). Usage: osharm_in_agent_ns CMD...
+osharm_in_agent_ns() {
+  OSHARM_AGENT_NS_PID='' nsenter --target "$OSHARM_AGENT_NS_PID" --user --pid --mount \
+    --preserve-credentials --wd=/ -- "$@"
 }
 
 # True when this process already is root of the nested namespace.

@@ -8,12 +8,10 @@
 # shellcheck source=../sudo/common.sh
 . /opt/osharm/vm-local/guest/sudo/common.sh
 # Activated by the system bus on the server's side: the root namespace `sudo` gives is the agent
-# namespace's (guest/agent-ns.sh), so enter that first (its pids are the ones holder.pid names).
-if [ -n "${OSHARM_AGENT_NS_PID:-}" ] &&
-  [ "$(readlink /proc/self/ns/pid)" != "$(readlink "/proc/$OSHARM_AGENT_NS_PID/ns/pid" 2>/dev/null)" ]; then
-  # (inside, the variable is cleared: that pid number means another process, or none, there)
-  exec env OSHARM_AGENT_NS_PID= nsenter --target "$OSHARM_AGENT_NS_PID" --user --pid --mount \
-    --preserve-credentials --wd=/ -- /bin/bash "$0" "$@"
+# namespace's (guest/agent-ns.sh), so enter that first.
+if osharm_outside_agent_ns; then
+  osharm_in_agent_ns /bin/bash "$0" "$@"
+  exit $?
 fi
 holder="$(osharm_root_holder)" || exit 1
 exec nsenter --target "$holder" --user --mount --preserve-credentials --wd=/ -- \
