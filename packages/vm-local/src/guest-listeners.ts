@@ -94,7 +94,8 @@ function forwardPort(pid: number | undefined): number | undefined {
 /** Decides whether a bridge may connect to the listener on a port (see the file's comment). */
 export class ListenerGuard {
   private readonly launched = new Set<number>();
-  private baseline: Map<number, Set<string>> | undefined;
+  /** Per port: the listeners at the agent's first step, and the port their socat forwards to. */
+  private baseline: Map<number, { inodes: Set<string>; forward: number | undefined }> | undefined;
 
   constructor(private readonly ports: readonly number[]) {}
 
@@ -103,16 +104,19 @@ export class ListenerGuard {
     if (pid !== undefined) this.launched.add(pid);
   }
 
-  /** The agent's first step begins: the listeners there now are the harness's. */
+  /**
+   * The agent's first step begins: the listeners there now are the harness's, and so are those
+   * behind a socat among them (upstream's chrome tasks bridge 9222 with socat to Chrome's 1337).
+   */
   snapshot(): void {
-    const baseline = new Map<number, Set<string>>();
-    for (const port of this.ports) {
+    const baseline = new Map<number, { inodes: Set<string>; forward: number | undefined }>();
+    const pending = [...this.ports];
+    for (let port = pending.shift(); port !== undefined; port = pending.shift()) {
+      if (baseline.has(port)) continue;
       const inodes = listeningInodes(port);
-      baseline.set(port, inodes);
-      // upstream's chrome tasks bridge 9222 with socat to Chrome's 1337: that port counts too
       const forward = forwardPort(socketOwner(inodes));
-      if (forward !== undefined && !baseline.has(forward))
-        baseline.set(forward, listeningInodes(forward));
+      baseline.set(port, { inodes, forward });
+      if (forward !== undefined) pending.push(forward);
     }
     this.baseline = baseline;
   }
@@ -120,7 +124,7 @@ export class ListenerGuard {
   /**
    * Whether a bridge may connect to `port` now; `why` names the listener when not. Behind a socat
    * that forwards to another local port (upstream's `socat tcp-listen:9222,fork tcp:localhost:1337`),
-   * that port's listener must pass too.
+   * that port's listener must pass too. A listener known from the baseline costs no process scan.
    */
   check(
     port: number,
@@ -129,9 +133,12 @@ export class ListenerGuard {
     if (!this.baseline) return { ok: true }; // the agent has not acted yet
     const inodes = listeningInodes(port);
     if (inodes.size === 0) return { ok: true }; // nothing listens: the connection fails as it would
-    const owner = socketOwner(inodes);
     const known = this.baseline.get(port);
-    if (!(known && [...inodes].every(inode => known.has(inode)))) {
+    let forward: number | undefined;
+    if (known && [...inodes].every(inode => known.inodes.has(inode))) {
+      forward = known.forward;
+    } else {
+      const owner = socketOwner(inodes);
       if (owner === undefined)
         return {
           ok: false,
@@ -142,8 +149,8 @@ export class ListenerGuard {
           ok: false,
           why: `the listener on port ${port} (pid ${owner}: ${commandOf(owner)}) was started after the agent's first step, not by a setup launch`,
         };
+      forward = forwardPort(owner);
     }
-    const forward = forwardPort(owner);
     if (forward === undefined || forward === port || depth >= 2) return { ok: true };
     const behind = this.check(forward, depth + 1);
     return behind.ok ? behind : { ok: false, why: `behind socat on port ${port}: ${behind.why}` };
