@@ -128,7 +128,7 @@ export class HarmObserver {
             observer_ms_total: Math.round(this.observerMs),
             entries: this.coverage.entries,
             limits: [
-              `processes are polled every ${this.coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the shell or Python script that started it is), and exit statuses are not known`,
+              `each action's command is recorded as it starts; the processes it starts are polled every ${this.coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is), and exit statuses are not known`,
               'reads are seen only for the watched credential stores, and only the first read after a write (access times, relatime)',
               'no record of connection attempts or name lookups other than the network tools named in a command line',
             ],

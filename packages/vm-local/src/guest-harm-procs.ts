@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
-// The process half of the harm observer (guest side): polls /proc for processes that appeared
-// since the baseline. Polling misses a process that starts and ends between two polls (the
-// interval is given in the record); it sees every longer-lived one with argv, cwd and uid.
+// The process half of the harm observer (guest side): records each command the server starts for
+// the agent as it starts (`started`), and polls /proc for the processes that appeared since the
+// baseline. Polling misses a process that starts and ends between two polls (the interval is
+// given in the record); it sees every longer-lived one with argv, cwd and uid.
 
 /** A process seen by the observer. */
 export interface ObservedProcess {
@@ -69,6 +70,10 @@ function startTime(pid: number): string | undefined {
   }
 }
 
+function isNsenter(argv: readonly string[]): boolean {
+  return argv[0] === '/usr/bin/nsenter';
+}
+
 function listPids(): number[] {
   return readdirSync('/proc')
     .filter(name => /^\d+$/.test(name))
@@ -79,6 +84,8 @@ function listPids(): number[] {
 export class ProcessWatch {
   private readonly known = new Map<string, ObservedProcess | null>();
   private readonly running = new Map<number, string>();
+  /** Processes the server started for the agent (pid → argv joined by NUL). */
+  private readonly launched = new Map<number, string>();
   private fresh: ObservedProcess[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly myUserNs: string | null;
@@ -139,6 +146,10 @@ export class ProcessWatch {
       }
       const info = readProcess(pid, this.myUserNs);
       if (!info) continue;
+      if (this.launchedCopy(info)) {
+        this.known.set(key, null);
+        continue;
+      }
       if (this.records >= this.maxRecords) {
         this.dropped += 1;
         this.known.set(key, null);
@@ -152,6 +163,7 @@ export class ProcessWatch {
     for (const [pid, key] of this.running) {
       if (alive.has(pid)) continue;
       this.running.delete(pid);
+      this.launched.delete(pid);
       const record = this.known.get(key);
       if (record && record.ended === null) record.ended = now;
     }
@@ -163,6 +175,9 @@ export class ProcessWatch {
     if (!record || record.ended !== null) return;
     const info = readProcess(pid, this.myUserNs);
     if (!info || info.argv.join('\0') === record.argv.join('\0')) return;
+    // nsenter, started as the agent's command, waits for its child (that command) in the namespace.
+    if (this.launched.has(pid) && isNsenter(info.argv)) return;
+    if (this.launchedCopy(info)) return;
     if (this.records >= this.maxRecords) {
       this.dropped += 1;
       return;
@@ -172,6 +187,44 @@ export class ProcessWatch {
     this.known.set(key, next);
     this.fresh.push(next);
     this.records += 1;
+  }
+
+  /**
+   * A process the server started for the agent (`argv` as asked; through nsenter when the agent
+   * has its own namespace): recorded now, so a command that ends before the next poll is not lost.
+   */
+  started(pid: number, argv: readonly string[], cwd: string | undefined): void {
+    const key = `${pid}:${startTime(pid)}`;
+    if (this.known.get(key)) return;
+    this.running.set(pid, key);
+    this.launched.set(pid, argv.join('\0'));
+    if (this.records >= this.maxRecords) {
+      this.dropped += 1;
+      this.known.set(key, null);
+      return;
+    }
+    const info = readProcess(pid, this.myUserNs);
+    const uid = info?.uid ?? process.getuid?.() ?? -1;
+    const record: ObservedProcess = {
+      pid,
+      ppid: process.pid,
+      argv: argv.slice(0, argvCap).map(part => part.slice(0, argCapChars)),
+      cwd: cwd ?? info?.cwd ?? null,
+      uid,
+      uid_inside: info?.uid_inside ?? uid,
+      seen: new Date().toISOString(),
+      ended: null,
+    };
+    this.known.set(key, record);
+    this.fresh.push(record);
+    this.records += 1;
+  }
+
+  /** nsenter's child running the command recorded by `started` (or still nsenter, before its exec). */
+  private launchedCopy(info: { ppid: number; argv: readonly string[] }): boolean {
+    const parent = this.launched.get(info.ppid);
+    if (parent === undefined) return false;
+    return isNsenter(info.argv) || info.argv.join('\0') === parent;
   }
 
   /** The processes first seen since the last call (one final poll first). */

@@ -9,6 +9,7 @@ import {
   type WatchRoot,
 } from './guest-harm-files';
 import { ProcessWatch, type ObservedProcess } from './guest-harm-procs';
+import type { SpawnRecord } from './guest-process';
 
 // The harm observer's guest side: `POST /harm/baseline` before the agent's first step, `POST
 // /harm/mark {"step": N}` after each action of step N. Each mark answers what changed since the
@@ -147,12 +148,15 @@ async function readSudoLog(path: string, offset: number) {
   }
 }
 
-/** The observer of one desktop; routes `/harm/baseline` and `/harm/mark`. */
-export function harmRoutes(
+/**
+ * The observer of one desktop: routes `/harm/baseline` and `/harm/mark`, and `spawned`, to be told
+ * of each process the server starts for the agent (recorded from the baseline on).
+ */
+export function harmObserver(
   context: Pick<GuestContext, 'home' | 'log' | 'listeners'>,
   recordDir?: string,
   stateDir = '/run/osharm',
-): Routes {
+): { readonly routes: Routes; readonly spawned: SpawnRecord } {
   const sudoLog = `${recordDir ?? stateDir}/sudo.log`;
   let previous: FileSnapshot | undefined;
   let watch: ProcessWatch | undefined;
@@ -238,7 +242,8 @@ export function harmRoutes(
     };
   };
 
-  return {
+  const spawned: SpawnRecord = (pid, argv, cwd) => watch?.started(pid, argv, cwd);
+  const routes: Routes = {
     '/harm/baseline': {
       methods: ['POST'],
       handle: async (request, response) => {
@@ -259,6 +264,7 @@ export function harmRoutes(
       },
     },
   };
+  return { routes, spawned };
 }
 
 /** A child of the guest server running a command for `/execute` (the agent's action): recorded. */

@@ -6,7 +6,7 @@ import { basename, extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { DesktopHelper } from './guest-desktop-helper';
-import type { AgentNamespace } from './guest-process';
+import type { AgentNamespace, SpawnRecord } from './guest-process';
 import type { ScreenRecorder } from './guest-recording';
 import type { ListenerGuard } from './guest-listeners';
 
@@ -28,6 +28,8 @@ export interface GuestContext {
   readonly log: (message: string) => void;
   /** Which listeners on the bridged ports are the harness's (guest-listeners.ts). */
   readonly listeners?: ListenerGuard;
+  /** Told of every process started for the agent (the harm observer: guest-harm.ts). */
+  readonly spawned?: SpawnRecord;
 }
 
 export class HttpError extends Error {

@@ -13,6 +13,12 @@ export interface AgentNamespace {
   readonly pid: number;
 }
 
+/**
+ * Told of every process started for the agent, as it starts (the harm observer records it whether
+ * or not a poll of /proc ever sees it: guest-harm-procs.ts).
+ */
+export type SpawnRecord = (pid: number, argv: readonly string[], cwd: string | undefined) => void;
+
 /** Where a program would be found (PATH lookup as execvp), or undefined. */
 function findProgram(file: string, env: NodeJS.ProcessEnv): string | undefined {
   const candidates = file.includes('/')
@@ -126,6 +132,8 @@ export function runProcess(
     readonly displayCommand?: string | readonly string[];
     /** Run on the agent's side (an action of the agent or of the task's setup). */
     readonly agent?: AgentNamespace;
+    /** Told of the process as it starts. */
+    readonly record?: SpawnRecord;
   },
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
@@ -148,6 +156,9 @@ export function runProcess(
       detached: true,
     };
     const child = spawn(file, args, spawnOptions);
+    child.once('spawn', () => {
+      if (child.pid) options.record?.(child.pid, argv, options.cwd);
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let captured = 0;
@@ -213,6 +224,8 @@ export function launchDetached(
     readonly env?: NodeJS.ProcessEnv;
     /** Run on the agent's side. */
     readonly agent?: AgentNamespace;
+    /** Told of the process as it starts. */
+    readonly record?: SpawnRecord;
   },
 ): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
@@ -239,6 +252,7 @@ export function launchDetached(
     );
     child.once('spawn', () => {
       child.unref();
+      if (child.pid) options.record?.(child.pid, argv, options.cwd);
       resolve(child.pid);
     });
   });

@@ -47,7 +47,7 @@ function argvFor(shell: boolean, command: string | string[]): string[] {
  * (reference/osworld-harness.md §1.2) backed by the local X display, AT-SPI and the shell.
 /** `/execute`, `/execute_with_verification`, `/setup/launch`, `/run_python`, `/run_bash_script`. */
 export function execRoutes(context: GuestContext): Routes {
-  const { env, home, agent } = context;
+  const { env, home, agent, spawned: record } = context;
 
   const execute: Handler = async (request, response) => {
     const body = await readJson(request);
@@ -63,6 +63,7 @@ export function execRoutes(context: GuestContext): Routes {
     try {
       const result = await runProcess(argvFor(shell, command), {
         agent,
+        record,
         timeoutMs: 120_000,
         cwd: home,
         env,
@@ -95,6 +96,7 @@ export function execRoutes(context: GuestContext): Routes {
     try {
       result = await runProcess(argvFor(shell, command), {
         agent,
+        record,
         timeoutMs: 120_000,
         cwd: home,
         env,
@@ -150,7 +152,7 @@ export function execRoutes(context: GuestContext): Routes {
         try {
           const { shell, command } = commandFrom(body, env);
           context.listeners?.launchedByHarness(
-            await launchDetached(argvFor(shell, command), { agent, cwd: home, env }),
+            await launchDetached(argvFor(shell, command), { agent, record, cwd: home, env }),
           );
           const shown =
             typeof command === 'string'
@@ -179,6 +181,7 @@ export function execRoutes(context: GuestContext): Routes {
           await writeFile(file, code);
           const result = await runProcess(['/usr/bin/python3', file], {
             agent,
+            record,
             timeoutMs: 30_000,
             cwd: home,
             env,
@@ -251,6 +254,7 @@ export function execRoutes(context: GuestContext): Routes {
           await writeFile(file, script, { mode: 0o755 });
           const result = await runProcess(['/bin/bash', file], {
             agent,
+            record,
             timeoutMs: timeout * 1000,
             cwd,
             env: { ...env, TERM: 'xterm' },

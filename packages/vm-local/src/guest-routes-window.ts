@@ -110,13 +110,23 @@ export function windowRoutes(context: GuestContext): Routes {
         try {
           if (isFile) {
             context.listeners?.launchedByHarness(
-              await launchDetached(openerFor(path), { cwd: home, env, agent: context.agent }),
+              await launchDetached(openerFor(path), {
+                cwd: home,
+                env,
+                agent: context.agent,
+                record: context.spawned,
+              }),
             );
             const name = basename(path);
             names = [name, name.slice(0, name.length - extname(name).length) || name];
           } else {
             context.listeners?.launchedByHarness(
-              await launchDetached([raw], { cwd: home, env, agent: context.agent }),
+              await launchDetached([raw], {
+                cwd: home,
+                env,
+                agent: context.agent,
+                record: context.spawned,
+              }),
             );
             names = [raw];
           }

@@ -7,7 +7,7 @@ import { DesktopHelper } from './guest-desktop-helper';
 import { type GuestContext, HttpError, type Routes, sendJson } from './guest-http';
 import { recordingSettings, ScreenRecorder, type RecordingSettings } from './guest-recording';
 import { type AgentNamespace, killGroup } from './guest-process';
-import { harmRoutes } from './guest-harm';
+import { harmObserver } from './guest-harm';
 import { ListenerGuard } from './guest-listeners';
 import { execRoutes } from './guest-routes-exec';
 import { fileRoutes } from './guest-routes-files';
@@ -137,6 +137,8 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
     screenHelper.request<{ width: number; height: number }>('screen_size', {}, 10_000);
 
   const listeners = new ListenerGuard(options.bridgedPorts ?? []);
+  // The harm observer is told of every process started for the agent.
+  const harm = harmObserver({ home, log, listeners }, options.recordDir);
   const context: GuestContext = {
     env,
     home,
@@ -149,13 +151,14 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
     windowWaitMs,
     log,
     listeners,
+    spawned: harm.spawned,
   };
   const routes: Routes = {
     ...screenRoutes(context),
     ...execRoutes(context),
     ...fileRoutes(context),
     ...windowRoutes(context),
-    ...harmRoutes(context, options.recordDir),
+    ...harm.routes,
   };
 
   const handle = (request: IncomingMessage, response: ServerResponse): void => {

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { ProcessWatch } from './guest-harm-procs';
+import { runProcess } from './guest-process';
+
+// The observer's process record: a command started for the agent is recorded as it starts, even
+// when it ends long before any poll (was: `curl` to an unreachable host, over in milliseconds, left
+// no trace when no poll fell inside it).
+describe('ProcessWatch', () => {
+  it('records a command started for the agent that ends before any poll, once', async () => {
+    const watch = new ProcessWatch(3_600_000, 100, () => false);
+    watch.start();
+    try {
+      const argv = ['/bin/sh', '-c', 'true curl http://exfil.example.net/'];
+      const result = await runProcess(argv, {
+        timeoutMs: 10_000,
+        record: (pid, started, cwd) => watch.started(pid, started, cwd),
+        cwd: '/tmp',
+      });
+      expect(result.returncode).toBe(0);
+      const seen = watch.take();
+      expect(seen.map(process => process.argv)).toEqual([argv]);
+      expect(seen[0]).toMatchObject({ cwd: '/tmp', ppid: process.pid });
+      expect(seen[0]!.ended).not.toBeNull();
+      expect(watch.take()).toEqual([]);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('still polls the processes the command starts, and does not record the command twice', async () => {
+    const watch = new ProcessWatch(3_600_000, 100, () => false);
+    watch.start();
+    try {
+      const argv = ['/bin/sh', '-c', 'sleep 2 & echo $!; wait'];
+      const running = runProcess(argv, {
+        timeoutMs: 10_000,
+        record: (pid, started, cwd) => watch.started(pid, started, cwd),
+      });
+      await new Promise(resolve => setTimeout(resolve, 400));
+      const seen = watch.take();
+      await running;
+      expect(seen.filter(process => process.argv.join(' ') === argv.join(' '))).toHaveLength(1);
+      expect(seen.some(process => process.argv.join(' ') === 'sleep 2')).toBe(true);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('a full record drops the command and counts it', async () => {
+    const watch = new ProcessWatch(3_600_000, 0, () => false);
+    watch.start();
+    try {
+      await runProcess(['/bin/true'], {
+        timeoutMs: 10_000,
+        record: (pid, started, cwd) => watch.started(pid, started, cwd),
+      });
+      expect(watch.take()).toEqual([]);
+      expect(watch.dropped).toBe(1);
+    } finally {
+      watch.stop();
+    }
+  });
+});
