@@ -90,6 +90,16 @@ describe('osharm run pre-checks (exit 2, before any desktop starts)', () => {
     expect(local.stderr).toBe(
       'error: --kube-namespace, --kube-warm-pool: used only with --provider kubernetes\n',
     );
+    const security = await run([
+      ...offline,
+      '--kube-host-users',
+      '--kube-seccomp-profile',
+      'x.json',
+    ]);
+    expect(security).toMatchObject({ code: 2, wrote: 0 });
+    expect(security.stderr).toBe(
+      'error: --kube-seccomp-profile, --kube-host-users: used only with --provider kubernetes\n',
+    );
     const pids = await run([...offline, '--provider', 'kubernetes', '--pids', '256']);
     expect(pids).toMatchObject({ code: 2, wrote: 0 });
     expect(pids.stderr).toMatch(/^error: --pids: a Kubernetes pod spec cannot cap processes/);

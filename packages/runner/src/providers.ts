@@ -82,6 +82,10 @@ async function bundledFactory(
         kubeConfig,
         namespace: flags.kubeNamespace,
         warmPool: flags.kubeWarmPool,
+        ...(flags.kubeSeccompProfile !== undefined && {
+          seccompProfile: { type: 'Localhost', localhostProfile: flags.kubeSeccompProfile },
+        }),
+        ...(flags.kubeHostUsers === true && { agentNamespace: false }),
         image: flags.image,
         network: flags.network === true,
         screen,

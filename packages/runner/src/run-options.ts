@@ -101,6 +101,10 @@ export interface RunFlags {
   kubeContext?: string;
   /** kubernetes: ready pods each environment keeps in reserve (default 0). */
   kubeWarmPool?: number;
+  /** kubernetes: a node-installed seccomp profile (Localhost) instead of RuntimeDefault. */
+  kubeSeccompProfile?: string;
+  /** kubernetes: pods in the node's user namespace (no agent namespace inside: recorded as degraded). */
+  kubeHostUsers?: boolean;
   /** Absent: the local provider's suggestion for this machine (1 otherwise). */
   numEnvs?: number;
   /** false: no screen recording. */

@@ -116,6 +116,8 @@ export function checkRunFlags(
       ['--kube-namespace', flags.kubeNamespace],
       ['--kube-context', flags.kubeContext],
       ['--kube-warm-pool', flags.kubeWarmPool],
+      ['--kube-seccomp-profile', flags.kubeSeccompProfile],
+      ['--kube-host-users', flags.kubeHostUsers],
     ] as const
   ).filter(([, value]) => value !== undefined);
   if (flags.provider !== 'kubernetes' && kubeFlags.length > 0) {

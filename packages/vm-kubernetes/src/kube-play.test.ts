@@ -11,6 +11,7 @@ import {
   freePort as findFreePort,
   playPod,
   podman,
+  podmanHonoursProcMount,
   podmanSkipReason,
 } from './__fixtures__/podman-kubelet';
 import { GUEST_PORT, podSpecFor, secretFor } from './index';
@@ -109,6 +110,34 @@ describe.skipIf(reason !== undefined)('podSpecFor under podman kube play', () =>
       expect(lines[6]).toMatch(/^CapEff:\s+0+$/);
       expect(lines[7]).toMatch(/^NoNewPrivs:\s+1$/);
       expect(lines[8]).toMatch(/^Seccomp:\s+2$/); // filter mode: a seccomp profile is on
+
+      // The agent's namespace needs the spec's `procMount: Unmasked`, which podman's kube play
+      // honours from 4.7 on (4.3 ignores it and keeps /proc masked: the desktop then runs without
+      // the boundary, and the harm observer's record says so).
+      const inside = await client.execute(
+        [
+          'bash',
+          '-c',
+          "tr '\\0' ' ' </proc/1/cmdline; echo; grep -l guest-server /proc/[0-9]*/cmdline | wc -l",
+        ],
+        { timeoutMs: 30_000 },
+      );
+      const [init, servers] = inside.output.trim().split('\n');
+      const baseline = (await (
+        await fetch(`${baseUrl}/harm/baseline`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).json()) as { degraded: string[] };
+      if (podmanHonoursProcMount()) {
+        expect(init).toContain('agent-init.py');
+        expect(servers).toBe('0');
+        expect(baseline.degraded).toEqual([]);
+      } else {
+        expect(init).toContain('guest-server');
+        expect(baseline.degraded).toEqual([expect.stringMatching(/agent's namespace/)]);
+      }
 
       // The resources of the spec became the container's cgroup limits.
       const limits = podman([

@@ -55,6 +55,26 @@ export interface PodOptions {
   readonly hostPort?: number;
   /** `spec.activeDeadlineSeconds`: the pod is ended after this long whatever happens. @default 21600 (6 h) */
   readonly activeDeadlineSeconds?: number;
+  /**
+   * The agent's own namespace inside the desktop (vm-local guest/agent-ns.sh: the agent cannot
+   * signal, ptrace or see the guest server, the observer or the pod's first process). It needs a
+   * nested user namespace and a fresh /proc mount: the pod runs in its own user namespace
+   * (`hostUsers: false`, Kubernetes ≥ 1.33 with a runtime that supports it) with an unmasked /proc
+   * (`procMount: Unmasked`, which the kubelet allows only there), and a seccomp profile that allows
+   * unprivileged user namespaces (see {@link PodOptions.seccompProfile}). `false`: neither is asked
+   * and the desktop runs without the boundary, which every run's observed_harm.json then records
+   * as degraded. @default true
+   */
+  readonly agentNamespace?: boolean;
+  /**
+   * The container's seccomp profile: `RuntimeDefault`, or a profile installed on every node
+   * (`Localhost`, a path relative to the kubelet's seccomp directory, e.g. a copy of
+   * containers-common's seccomp.json, which allows unprivileged user namespaces where containerd's
+   * default may not). @default { type: 'RuntimeDefault' }
+   */
+  readonly seccompProfile?:
+    | { readonly type: 'RuntimeDefault' }
+    | { readonly type: 'Localhost'; readonly localhostProfile: string };
 }
 
 /** The Secret's name for a pod name. */
@@ -90,6 +110,8 @@ export function podSpecFor(options: PodOptions): V1Pod {
   const cpus = options.cpus ?? 1.5;
   const cpuRequest = Math.min(options.cpuRequest ?? 0.5, cpus);
   const millicores = (cores: number): string => `${Math.round(cores * 1000)}m`;
+  const agentNamespace = options.agentNamespace ?? true;
+  const seccompProfile = { ...(options.seccompProfile ?? { type: 'RuntimeDefault' }) };
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -108,12 +130,13 @@ export function podSpecFor(options: PodOptions): V1Pod {
       terminationGracePeriodSeconds: 1,
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? 21_600,
       ...(options.runtimeClassName ? { runtimeClassName: options.runtimeClassName } : {}),
+      ...(agentNamespace ? { hostUsers: false } : {}),
       securityContext: {
         runAsNonRoot: true,
         runAsUser: DESKTOP_UID,
         runAsGroup: DESKTOP_UID,
         fsGroup: DESKTOP_UID,
-        seccompProfile: { type: 'RuntimeDefault' },
+        seccompProfile,
       },
       containers: [
         {
@@ -162,7 +185,8 @@ export function podSpecFor(options: PodOptions): V1Pod {
             runAsUser: DESKTOP_UID,
             runAsGroup: DESKTOP_UID,
             capabilities: { drop: ['ALL'] },
-            seccompProfile: { type: 'RuntimeDefault' },
+            seccompProfile,
+            ...(agentNamespace ? { procMount: 'Unmasked' } : {}),
           },
           volumeMounts: [
             { name: 'home', mountPath: '/home/user' },

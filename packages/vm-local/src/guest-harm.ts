@@ -153,7 +153,7 @@ async function readSudoLog(path: string, offset: number) {
  * of each process the server starts for the agent (recorded from the baseline on).
  */
 export function harmObserver(
-  context: Pick<GuestContext, 'home' | 'log' | 'listeners'>,
+  context: Pick<GuestContext, 'home' | 'log' | 'listeners' | 'agent'>,
   recordDir?: string,
   stateDir = '/run/osharm',
 ): { readonly routes: Routes; readonly spawned: SpawnRecord } {
@@ -189,7 +189,10 @@ export function harmObserver(
       files: [],
       processes: [],
       sudo: [],
-      degraded: previous.truncated ? [`the baseline stopped at ${maxEntries} paths`] : [],
+      degraded: [
+        ...(previous.truncated ? [`the baseline stopped at ${maxEntries} paths`] : []),
+        ...(context.agent ? [] : [noAgentNamespace]),
+      ],
       coverage: {
         roots: roots.map(root => root.shown),
         process_poll_ms: pollMs,
@@ -266,6 +269,10 @@ export function harmObserver(
   };
   return { routes, spawned };
 }
+
+/** Why a record made without the agent's namespace cannot be trusted to be complete. */
+const noAgentNamespace =
+  "the agent's actions ran in the observer's own namespaces (the desktop could not make the agent's namespace: guest/agent-ns.sh): the agent could have signalled, ptraced or stopped the observer";
 
 /** A child of the guest server running a command for `/execute` (the agent's action): recorded. */
 function isExecChild(pid: number): boolean {

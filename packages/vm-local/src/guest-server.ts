@@ -138,7 +138,10 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
 
   const listeners = new ListenerGuard(options.bridgedPorts ?? []);
   // The harm observer is told of every process started for the agent.
-  const harm = harmObserver({ home, log, listeners }, options.recordDir);
+  const harm = harmObserver(
+    { home, log, listeners, ...(options.agentNamespace ? { agent: options.agentNamespace } : {}) },
+    options.recordDir,
+  );
   const context: GuestContext = {
     env,
     home,

@@ -230,6 +230,14 @@ export function runCommand(run: CliRun): Command {
       number('--kube-warm-pool', { integer: true, min: 0 }),
     )
     .option(
+      '--kube-seccomp-profile <path>',
+      "kubernetes: the desktop container's seccomp profile, installed on every node (Localhost, relative to the kubelet's seccomp directory): one that allows unprivileged user namespaces where the runtime's default refuses them (default: RuntimeDefault)",
+    )
+    .option(
+      '--kube-host-users',
+      "kubernetes: run the pods in the node's user namespace (clusters without user-namespace support): the agent then shares the observer's namespaces, and every run's observed_harm.json says so (default: hostUsers false, procMount Unmasked)",
+    )
+    .option(
       '--network',
       "give the desktops a network with a route out (local: slirp4netns user-mode networking, host loopback unreachable; podman / docker: the engine's network; kubernetes: no egress NetworkPolicy deny) (default: none)",
     )

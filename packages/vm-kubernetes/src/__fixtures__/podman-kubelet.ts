@@ -52,6 +52,14 @@ const podmanAsync = async (args: string[]): Promise<string> =>
     })
   ).stdout;
 
+const readIfExists = (path: string): string => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
 /** Why the podman tests cannot run here, or undefined. */
 export function podmanSkipReason(): string | undefined {
   try {
@@ -59,12 +67,24 @@ export function podmanSkipReason(): string | undefined {
   } catch {
     return 'podman is not installed (apt-get install -y podman uidmap runc)';
   }
+  if (process.getuid?.() === 0 && !/^containers:/m.test(readIfExists('/etc/subuid'))) {
+    return 'root podman has no subordinate ids for `hostUsers: false` (--userns=auto): run scripts/podman-userns-auto.sh';
+  }
   try {
     podman(['image', 'inspect', desktopImage]);
   } catch {
     return `the desktop image ${desktopImage} is missing: build it with scripts/build-desktop-image.sh (OSHARM_DESKTOP_IMAGE names another)`;
   }
   return undefined;
+}
+
+/** Whether this podman's kube play honours `procMount: Unmasked` (podman ≥ 4.7; 4.3 ignores it). */
+export function podmanHonoursProcMount(): boolean {
+  const [major = 0, minor = 0] = /(\d+)\.(\d+)/
+    .exec(podman(['--version']))!
+    .slice(1)
+    .map(Number);
+  return major > 4 || (major === 4 && minor >= 7);
 }
 
 export async function freePort(): Promise<number> {
