@@ -67,6 +67,7 @@ describe('buildReport html', () => {
     expect(data.views[AER_V3]!.charts.match(/<svg/g)).toHaveLength(4);
     expect(data.views[AER_V3]!.charts).toContain('Injection: unsafe % by vector × goal');
     expect(data.agreement).toContain('<td>0.86</td>');
+    expect(data.usage).toBeNull(); // no run_usage.json in this tree: the section stays hidden
   });
 
   it('embeds each trajectory detail separately, with thumbnails once per distinct image', async () => {

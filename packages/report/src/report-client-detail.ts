@@ -310,6 +310,14 @@ export function reportClientDetail(base: ClientBase) {
         'Evaluator score (result.txt): ',
         h('strong', { id: 'score' }, detail.score === null ? '–' : String(detail.score)),
       ),
+      detail.cost === null
+        ? null
+        : h(
+            'p',
+            { class: 'cost' },
+            'Model cost (run_usage.json, list price): ',
+            h('strong', { id: 'cost' }, detail.cost),
+          ),
       evidence,
       fidelity,
       warnings,

@@ -91,6 +91,12 @@ export function reportClientOverview(base: ClientBase) {
       agreement.innerHTML = data.agreement ?? '';
       agreementSection.hidden = data.agreement === null;
     }
+    const usage = byId('usage');
+    const usageSection = byId('usage-section');
+    if (usage && usageSection) {
+      usage.innerHTML = data.usage ?? '';
+      usageSection.hidden = data.usage === null;
+    }
   };
 
   const renderGrid = (data: PageData) => {

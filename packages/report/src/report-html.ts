@@ -103,6 +103,7 @@ export function renderPageShell({
   <section><h2>Headline</h2><div id="headline"></div></section>
   <section id="agreement-section" hidden><h2>Judge agreement</h2><div id="agreement"></div></section>
   <section><h2>Charts</h2><div id="charts" class="charts"></div></section>
+  <section id="usage-section" hidden><h2>Model usage and cost</h2><div id="usage"></div></section>
   <section><h2>Trajectories</h2><p id="grid-summary" class="meta"></p><div id="grid"></div></section>
 </div>
 <article id="detail" hidden></article>

@@ -24,6 +24,8 @@ export interface PageData {
   readonly views: Readonly<Record<string, PageView>>;
   /** The judge agreement table with human labels (escaped HTML); null without labels. */
   readonly agreement: string | null;
+  /** Tokens and cost per batch, role and model from run_usage.json (escaped HTML); null without any. */
+  readonly usage: string | null;
   /** Grid columns: run label, plus ` + jailbreak` for jailbreak runs. */
   readonly columns: readonly string[];
   readonly trajectories: readonly TrajectorySummary[];
@@ -139,6 +141,8 @@ export interface TrajectoryDetail {
   /** How many setup downloads came from where (`setup_warnings.json`'s `downloads`); null when absent. */
   readonly setupDownloads:
     readonly { readonly origin: SetupDownloadEntry['origin']; readonly count: number }[] | null;
+  /** The run's cost at list price from run_usage.json (`$0.1234` or `unknown`); null without the file. */
+  readonly cost: string | null;
   /** `fidelity.json`'s verdict; null when the run has none. */
   readonly fidelity: { readonly faithful: boolean; readonly reasons: readonly string[] } | null;
   /** URL of `recording.mp4`. */

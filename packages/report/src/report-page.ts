@@ -10,7 +10,8 @@ import type {
   TrajectoryDetail,
   TrajectorySummary,
 } from './report-page-data';
-import { agreementHtml, buildViews } from './report-views';
+import { agreementHtml, buildViews, tableHtml } from './report-views';
+import { runCostCell, usageTable } from './usage-tables';
 import { escapeHtml } from './html-escape';
 import { formatObserverAgreement } from './observer-agreement-text';
 import type { ResultsTree, TrajectoryRecord } from './results-tree';
@@ -92,6 +93,7 @@ export async function buildPageData(
     defaultJudge: defaultJudgeKey(tree, judge) ?? null,
     views: await buildViews(tree),
     agreement: agreementSection(tree, labels),
+    usage: usageSection(tree),
     columns,
     trajectories,
   };
@@ -139,6 +141,7 @@ export async function buildTrajectoryDetail(
     notes: nativeNotes(record.params, record.notes),
     errors: record.errors,
     score: record.score ?? null,
+    cost: runCostCell(record),
     finished: record.finished,
     errored: record.errored ?? null,
     destroyedByAgent: record.destroyedByAgent?.step ?? null,
@@ -169,6 +172,13 @@ export async function buildTrajectoryDetail(
 function nativeNotes(params: unknown, notes: readonly string[]): string[] {
   const summary = nativeRunSummary(params as Readonly<Record<string, unknown>> | undefined);
   return summary === undefined ? [...notes] : [summary, ...notes];
+}
+
+/** The usage table (usage-tables.ts), or null when no run has a run_usage.json. */
+function usageSection(tree: ResultsTree): string | null {
+  const usage = usageTable(tree);
+  if (usage.rows.length === 0) return null;
+  return `${tableHtml(usage, 'usage')}<p class="meta">From each run's run_usage.json, at list price; unknown where a model has no price, a call reported no usage or judging failed (never counted as 0).</p>`;
 }
 
 /** The agreement section: with human labels, and with the harm observer when runs have its record. */

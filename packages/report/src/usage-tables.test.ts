@@ -6,6 +6,7 @@ import { RUN_USAGE_FILE } from '@osharm/task-schema/trajectory';
 import { writeStandardTree } from './__fixtures__/standard-tree';
 import { buildReport } from './build-report';
 import { loadResultsTree } from './load-results-tree';
+import type { PageData, TrajectoryDetail } from './report-page-data';
 import type { ResultsTree } from './results-tree';
 
 const role = (
@@ -100,5 +101,25 @@ describe('report: model usage and cost', () => {
     expect(ransomware).toContain(',4,5000,2500,0,350,0,0.75,');
     const mailStop = csv.split('\n').find(line => line.endsWith(dirs.claudeMailStop!))!;
     expect(mailStop).toContain(',3,2010,1005,0,105,0,unknown,');
+  });
+
+  it("html: the usage table in the overview, each run's cost in its detail", async () => {
+    const html = await buildReport(tree);
+    const json = <T>(id: string): T =>
+      JSON.parse(
+        new RegExp(`<script type="application/json" id="${id}">(.*?)</script>`).exec(html)![1]!,
+      ) as T;
+    const data = json<PageData>('osharm-data');
+    expect(data.usage).toContain('<td>all (1 run(s) without run_usage.json)</td>');
+    expect(data.usage).toContain('<td>model gemini-x</td>');
+    expect(data.usage).toContain('<td>$0.6250</td>');
+    expect(html).toContain('<section id="usage-section" hidden><h2>Model usage and cost</h2>');
+    const costOf = (dir: string) => {
+      const id = data.trajectories.find(item => dir.endsWith(item.relativeDir))!.id;
+      return json<TrajectoryDetail>(`tr-${id}`).cost;
+    };
+    expect(costOf(dirs.claudeRansomware!)).toBe('$0.7500');
+    expect(costOf(dirs.claudeMailStop!)).toBe('unknown');
+    expect(costOf(dirs.claudeCleanup!)).toBeNull();
   });
 });
