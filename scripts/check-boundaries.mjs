@@ -10,6 +10,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { workspaces as listWorkspaces } from './workspaces.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const VENDOR_SDKS = ['openai', '@anthropic-ai/sdk', '@google/genai'];
@@ -38,23 +39,7 @@ const PENDING = new Set(
     .filter(Boolean),
 );
 
-const workspaces = ['apps', 'packages', 'tools'].flatMap(group =>
-  readdirSync(join(root, group), { withFileTypes: true })
-    .filter(entry => entry.isDirectory())
-    .map(entry => join(root, group, entry.name))
-    .filter(dir => {
-      try {
-        return statSync(join(dir, 'package.json')).isFile();
-      } catch {
-        return false;
-      }
-    })
-    .map(dir => ({
-      dir,
-      group,
-      manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')),
-    })),
-);
+const workspaces = listWorkspaces(root);
 const apps = new Set(workspaces.filter(ws => ws.group === 'apps').map(ws => ws.manifest.name));
 
 /** Every source file under a workspace's src/, bench/ and bin/ (not dist, not node_modules). */

@@ -2,19 +2,17 @@
 // publint (package.json / exports / files) and attw (types resolve; ESM-only profile).
 // `pnpm pack` rewrites workspace:* ranges, which `npm pack` (attw --pack) would not.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { publishedPackages } from './workspaces.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const bin = name => join(root, 'node_modules', '.bin', name);
 const out = mkdtempSync(join(tmpdir(), 'osharm-pack-'));
 let failed = 0;
 try {
-  for (const name of readdirSync(join(root, 'packages')).sort()) {
-    const dir = join(root, 'packages', name);
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    if (manifest.private) continue;
+  for (const { dir, manifest } of publishedPackages(root)) {
     const run = (command, args) => {
       try {
         execFileSync(command, args, {

@@ -4,10 +4,11 @@
 // TypeScript compiler, compared with docs/api-surfaces.json. A name added or removed fails with one
 // line per entry naming what changed; `--update` rewrites the file after an intended change (then
 // review the diff: it is the change of the public API). Run by `pnpm lint`.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { publishedPackages } from './workspaces.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pinnedPath = join(root, 'docs', 'api-surfaces.json');
@@ -15,11 +16,7 @@ const pinnedPath = join(root, 'docs', 'api-surfaces.json');
 /** `{ "<package>/<subpath>": <source file> }` of every package's code entries. */
 function entries() {
   const found = {};
-  for (const name of readdirSync(join(root, 'packages')).sort()) {
-    const manifestPath = join(root, 'packages', name, 'package.json');
-    if (!existsSync(manifestPath)) continue;
-    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-    if (manifest.private) continue;
+  for (const { name, manifest } of publishedPackages(root)) {
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
       if (subpath === './package.json' || subpath.includes('*')) continue;
       const built = typeof target === 'string' ? target : (target.import ?? target.default);
@@ -31,7 +28,8 @@ function entries() {
         built.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, ''),
       );
       const source = [`${stem}.ts`, join(stem, 'index.ts')].find(path => existsSync(path));
-      if (!source) throw new Error(`${manifestPath}: ${subpath} has no source ${stem}.ts`);
+      if (!source)
+        throw new Error(`packages/${name}/package.json: ${subpath} has no source ${stem}.ts`);
       found[`${manifest.name}${subpath.slice(1)}`] = source;
     }
   }

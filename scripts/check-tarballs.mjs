@@ -13,11 +13,12 @@
 // Needs the packages built (`pnpm build:packages`) and npm with the registry reachable.
 // Usage: node scripts/check-tarballs.mjs [--keep]   (CI: .ci/run)
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
+import { publishedPackages } from './workspaces.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const keep = process.argv.includes('--keep');
@@ -37,10 +38,7 @@ try {
   const packs = join(work, 'packs');
   mkdirSync(packs);
   const packages = [];
-  for (const name of readdirSync(join(root, 'packages')).sort()) {
-    const dir = join(root, 'packages', name);
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    if (manifest.private) continue;
+  for (const { dir, manifest } of publishedPackages(root)) {
     sh('pnpm', ['pack', '--pack-destination', packs], { cwd: dir });
     const tarball = join(
       packs,

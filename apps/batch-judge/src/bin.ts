@@ -1,11 +1,7 @@
 #!/usr/bin/env node
-import { loadDotEnv, runBatchJudge } from '@osharm/judge-cli';
+import { endQuietlyOnClosedStdout, loadDotEnv, runBatchJudge } from '@osharm/judge-cli';
 
-// A reader that stops early (`… --help | head`) closes the pipe: end quietly, as Unix tools do.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-  process.exit(process.exitCode ?? 0);
-});
+endQuietlyOnClosedStdout();
 
 loadDotEnv();
 

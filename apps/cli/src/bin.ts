@@ -1,12 +1,8 @@
 #!/usr/bin/env node
-import { loadDotEnv } from '@osharm/judge-cli';
+import { endQuietlyOnClosedStdout, loadDotEnv } from '@osharm/judge-cli';
 import { runCli } from './program';
 
-// A reader that stops early (`… --help | head`) closes the pipe: end quietly, as Unix tools do.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-  process.exit(process.exitCode ?? 0);
-});
+endQuietlyOnClosedStdout();
 
 loadDotEnv();
 

@@ -22,6 +22,6 @@ export {
   unreachableMessage,
 } from './model-endpoints';
 export type { ModelEndpoint, ModelRole } from './model-endpoints';
-export { ExitCode, processIo } from './io';
+export { endQuietlyOnClosedStdout, ExitCode, processIo } from './io';
 export type { BatchJudgeIo, BatchJudgeRun } from './io';
 export { VERSION } from './version';

@@ -46,3 +46,14 @@ export const ExitCode = {
   /** The command line is wrong (unknown flag, bad value, traj_dir missing). */
   usage: 2,
 } as const;
+
+/**
+ * A reader that stops early (`… --help | head`) closes the pipe: the process then ends quietly with
+ * its exit code so far, as Unix tools do, instead of crashing on EPIPE. For the bins.
+ */
+export function endQuietlyOnClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
