@@ -9,6 +9,7 @@ export type {
   ProviderSudoMode,
   VmProviderV1,
 } from './vm-provider';
+export { DESKTOP_SITE_HOSTS } from './vm-provider';
 export { GuestRequestError, VmProviderError } from './desktop-env-errors';
 
 // guest protocol

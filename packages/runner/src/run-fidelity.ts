@@ -12,13 +12,9 @@ import {
   type SetupWarnings,
 } from '@osharm/task-schema/artifacts';
 import { readDegradedObservations } from '@osharm/task-schema/trajectory';
+import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
 import type { InjectionPlacement } from '@osharm/injection';
-import {
-  checkLocalDesktopRequirements,
-  localVscode,
-  SANDBOX_SITE_HOSTS,
-  type LocalApp,
-} from '@osharm/vm-local';
+import { checkLocalDesktopRequirements, localVscode, type LocalApp } from '@osharm/vm-local';
 import type { BundledProvider } from './run-options';
 import type { PlannedRun } from './run-plan';
 
@@ -130,7 +126,8 @@ export async function writeRunFidelity(
       text: await injectedText(run.dir),
       ...options.placement,
     },
-    ...(options.provider === 'local' ? { localSites: SANDBOX_SITE_HOSTS } : {}),
+    // Every embedded desktop (local, container, pod) serves these itself; upstream's VM does not.
+    ...(options.provider !== 'vmware' ? { localSites: DESKTOP_SITE_HOSTS } : {}),
     degradedObservations: await readDegradedObservations(run.dir),
     truncatedTransfers: await readTruncatedTransfers(run.dir),
   });

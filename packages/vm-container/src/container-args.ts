@@ -1,5 +1,6 @@
 // The settings of the container provider and the `run` command line they make (podman or docker).
 import { existsSync } from 'node:fs';
+import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
 import { desktopShellSetting } from '@osharm/vm-local';
 import { PODMAN_SECCOMP_PROFILE } from './container-sudo';
 import { hardLimits, OWNER_LABEL, ownerId } from './engine';
@@ -133,6 +134,13 @@ export function containerRunArgs(
     String(s.cpus ?? 1.5),
     '--network',
     s.network ? 'bridge' : 'none',
+    // Upstream's web addresses, served inside (vm-local guest/site-tls.sh): the names resolve to the
+    // container's own loopback, and the desktop user may bind its port 443 (this netns only).
+    ...DESKTOP_SITE_HOSTS.flatMap(host => ['--add-host', `${host}:127.0.0.1`]),
+    '--sysctl',
+    'net.ipv4.ip_unprivileged_port_start=443',
+    '--env',
+    `OSHARM_SITE_HOSTS=${DESKTOP_SITE_HOSTS.join(' ')}`,
     '--env',
     'OSHARM_GUEST_TOKEN', // the value comes from the engine's environment, not its command line
     '--env',

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
+import { createGuestClient, DESKTOP_SITE_HOSTS, VmProviderError } from '@osharm/desktop-env';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createContainerProvider, DEFAULT_DESKTOP_IMAGE, OWNER_LABEL } from './index';
 import type { ContainerEngine } from './index';
@@ -94,6 +94,22 @@ describe.each(engines)('container provider on the real desktop image (%s)', engi
         'getent hosts deb.debian.org || echo unresolved',
       ]);
       expect(out.output.trim()).toBe('unresolved');
+      // Upstream's web address is the container's own: the name resolves to its loopback and the
+      // desktop serves HTTPS there with its own authority (the state is the server's: read via /file).
+      let tlsState = '';
+      for (let attempt = 0; attempt < 100 && !tlsState.includes('serving'); attempt++) {
+        tlsState = (await client.getFile('/run/user/1000/osharm/site-tls.state'))?.toString() ?? '';
+        if (!tlsState.includes('serving')) await new Promise(done => setTimeout(done, 100));
+      }
+      expect(tlsState).toContain('serving 127.0.0.1:443');
+      const site = await client.execute([
+        '/bin/sh',
+        '-c',
+        `getent hosts ${DESKTOP_SITE_HOSTS[0]}; python3 -c "import socket; socket.create_connection(('${DESKTOP_SITE_HOSTS[0]}', 443), 5); print('connected')"`,
+      ]);
+      const [resolved, connected] = site.output.trim().split('\n');
+      expect(resolved?.split(/\s+/)).toEqual(['127.0.0.1', DESKTOP_SITE_HOSTS[0]]);
+      expect(connected).toBe('connected');
       await client.execute([
         '/bin/sh',
         '-c',

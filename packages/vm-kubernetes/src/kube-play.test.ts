@@ -3,7 +3,7 @@
 // image; then talks to the guest server, published on 127.0.0.1, with the token. Skips, saying why,
 // when podman or the image is missing (CI builds the minimal image: .ci/run).
 import { randomBytes } from 'node:crypto';
-import { createGuestClient } from '@osharm/desktop-env';
+import { createGuestClient, DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PlayedPod } from './__fixtures__/podman-kubelet';
 import {
@@ -11,6 +11,7 @@ import {
   freePort as findFreePort,
   playPod,
   podman,
+  fixtureSysctls,
   podmanHonoursProcMount,
   podmanSkipReason,
 } from './__fixtures__/podman-kubelet';
@@ -110,6 +111,29 @@ describe.skipIf(reason !== undefined)('podSpecFor under podman kube play', () =>
       expect(lines[6]).toMatch(/^CapEff:\s+0+$/);
       expect(lines[7]).toMatch(/^NoNewPrivs:\s+1$/);
       expect(lines[8]).toMatch(/^Seccomp:\s+2$/); // filter mode: a seccomp profile is on
+
+      // Upstream's web address is the pod's own (hostAliases, the port sysctl, OSHARM_SITE_HOSTS).
+      // The fixture's kubelet applies only the spec's own sysctls where podman cannot read them.
+      expect(
+        fixtureSysctls.every(line => {
+          const [name, value] = line.split('=');
+          return pod.spec!.securityContext!.sysctls!.some(
+            item => item.name === name && item.value === value,
+          );
+        }),
+      ).toBe(true);
+      const site = await client.execute(
+        [
+          'bash',
+          '-c',
+          `getent hosts ${DESKTOP_SITE_HOSTS[0]}; for i in $(seq 100); do python3 -c "import socket; socket.create_connection(('${DESKTOP_SITE_HOSTS[0]}', 443), 5)" 2>/dev/null && echo connected && break; sleep 0.1; done`,
+        ],
+        { timeoutMs: 30_000 },
+      );
+      const [resolved, connected] = site.output.trim().split('\n');
+      expect(resolved?.split(/\s+/)).toEqual(['127.0.0.1', DESKTOP_SITE_HOSTS[0]]);
+      const tlsState = (await client.getFile('/run/user/1000/osharm/site-tls.state'))?.toString();
+      expect(connected, `site-tls.state: ${tlsState}`).toBe('connected');
 
       // The agent's namespace needs the spec's `procMount: Unmasked`, which podman's kube play
       // honours from 4.7 on (4.3 ignores it and keeps /proc masked: the desktop then runs without

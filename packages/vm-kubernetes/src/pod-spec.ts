@@ -2,6 +2,7 @@
 // guest server's token (secretFor) and the NetworkPolicy fencing it (networkPolicyFor). The provider
 // sends exactly these objects, and src/kube-play.test.ts runs the same Pod with `podman kube play`.
 import type { V1NetworkPolicy, V1Pod, V1Secret, V1Volume } from '@kubernetes/client-node';
+import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
 import { VERSION } from './version';
 
 /** The image scripts/build-desktop-image.sh builds (full profile); push it where your cluster pulls. */
@@ -131,12 +132,17 @@ export function podSpecFor(options: PodOptions): V1Pod {
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? 21_600,
       ...(options.runtimeClassName ? { runtimeClassName: options.runtimeClassName } : {}),
       ...(agentNamespace ? { hostUsers: false } : {}),
+      // Upstream's web addresses, served inside (vm-local guest/site-tls.sh): the names resolve to
+      // the pod's own loopback, and the desktop user may bind its port 443 (a "safe" sysctl: this
+      // pod's network namespace only).
+      hostAliases: [{ ip: '127.0.0.1', hostnames: [...DESKTOP_SITE_HOSTS] }],
       securityContext: {
         runAsNonRoot: true,
         runAsUser: DESKTOP_UID,
         runAsGroup: DESKTOP_UID,
         fsGroup: DESKTOP_UID,
         seccompProfile,
+        sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: '443' }],
       },
       containers: [
         {
@@ -155,6 +161,7 @@ export function podSpecFor(options: PodOptions): V1Pod {
             },
             { name: 'OSHARM_GUEST_PORT', value: String(GUEST_PORT) },
             { name: 'OSHARM_SCREEN', value: `${screen.width}x${screen.height}x24` },
+            { name: 'OSHARM_SITE_HOSTS', value: DESKTOP_SITE_HOSTS.join(' ') },
           ],
           ports: [
             {

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
+import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
 
 // Upstream's web addresses inside the sandbox (guest/site-tls.sh serves them): the host names
 // resolve to the sandbox's own loopback through its own /etc/hosts (bound read-only over the
 // host's, which is never touched), and HTTPS on port 443 of the sandbox's own network namespace
 // is forwarded to a plain-HTTP backend port there.
 
-/** Host names served inside every local desktop: upstream's website vector's host. */
-export const SANDBOX_SITE_HOSTS: readonly string[] = ['agent-help.github.io'];
+/** Host names served inside every local desktop: desktop-env's DESKTOP_SITE_HOSTS. */
+export const SANDBOX_SITE_HOSTS: readonly string[] = DESKTOP_SITE_HOSTS;
 
 /** The port inside the sandbox that HTTPS for {@link SANDBOX_SITE_HOSTS} is forwarded to (plain HTTP). */
 export const SANDBOX_SITE_BACKEND_PORT = 18080;

@@ -29,7 +29,34 @@ function hardLimits(): string[] {
 // machine's hard limits and runc refuses them, and `kube play` has no --ulimit; a containers.conf
 // for these commands only lowers the defaults to this process's hard limits (as vm-container does).
 const containersConf = join(workDir, 'containers.conf');
-writeFileSync(containersConf, `[containers]\ndefault_ulimits = ${JSON.stringify(hardLimits())}\n`);
+
+/** podman's [major, minor] (0.0 when it is not installed). */
+function podmanVersion(): readonly [number, number] {
+  try {
+    const text = execFileSync('podman', ['--version'], { encoding: 'utf8' });
+    const [, major = '0', minor = '0'] = /(\d+)\.(\d+)/.exec(text) ?? [];
+    return [Number(major), Number(minor)];
+  } catch {
+    return [0, 0];
+  }
+}
+const [major, minor] = podmanVersion();
+const atLeast = (wantMajor: number, wantMinor: number) =>
+  major > wantMajor || (major === wantMajor && minor >= wantMinor);
+
+/** The pod-level sysctls podSpecFor asks (a kubelet applies them; podman's kube play from 4.6 on). */
+const POD_SYSCTLS = ['net.ipv4.ip_unprivileged_port_start=443'];
+// podman < 4.6 ignores a Pod's securityContext.sysctls: this kubelet applies them as the engine's
+// defaults instead (checked against the spec by kube-play.test.ts).
+writeFileSync(
+  containersConf,
+  `[containers]\ndefault_ulimits = ${JSON.stringify(hardLimits())}\n${
+    atLeast(4, 6) ? '' : `default_sysctls = ${JSON.stringify(POD_SYSCTLS)}\n`
+  }`,
+);
+
+/** The sysctls this kubelet gives pods without podman reading them from the spec (see above). */
+export const fixtureSysctls: readonly string[] = atLeast(4, 6) ? [] : POD_SYSCTLS;
 
 const podmanArgs = (args: string[]) => ['--runtime', 'runc', ...args];
 const podmanEnv = () => ({ ...process.env, CONTAINERS_CONF: containersConf });
@@ -80,11 +107,7 @@ export function podmanSkipReason(): string | undefined {
 
 /** Whether this podman's kube play honours `procMount: Unmasked` (podman ≥ 4.7; 4.3 ignores it). */
 export function podmanHonoursProcMount(): boolean {
-  const [major = 0, minor = 0] = /(\d+)\.(\d+)/
-    .exec(podman(['--version']))!
-    .slice(1)
-    .map(Number);
-  return major > 4 || (major === 4 && minor >= 7);
+  return atLeast(4, 7);
 }
 
 export async function freePort(): Promise<number> {
