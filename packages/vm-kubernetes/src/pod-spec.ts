@@ -200,6 +200,8 @@ export function podSpecFor(options: PodOptions): V1Pod {
             { name: 'tmp', mountPath: '/tmp' },
             { name: 'var-tmp', mountPath: '/var/tmp' },
             { name: 'run', mountPath: '/run' },
+            // The server's private directory on a volume of its own: filling /run cannot stop a record.
+            { name: 'private', mountPath: `/run/user/${DESKTOP_UID}/osharm` },
             { name: 'shm', mountPath: '/dev/shm' },
           ],
         },
@@ -209,6 +211,7 @@ export function podSpecFor(options: PodOptions): V1Pod {
         memoryVolume('tmp', tmpfs),
         memoryVolume('var-tmp', tmpfs),
         memoryVolume('run', 64),
+        memoryVolume('private', tmpfs),
         memoryVolume('shm', options.shmMb ?? 512),
       ],
     },

@@ -15,7 +15,7 @@ if [ -z "${OSHARM_GUEST_TOKEN:-}" ]; then
   exit 1
 fi
 # /run/harness is the host's directory for the guest server's socket (the token stays inside).
-mkdir -p -m 700 /run/user/1000/osharm
+mkdir -p -m 700 /run/user/1000/osharm && chmod 700 /run/user/1000/osharm # (a pod's volume there comes world-writable)
 (umask 077 && printf '%s' "$OSHARM_GUEST_TOKEN" >/run/user/1000/osharm/token)
 unset OSHARM_GUEST_TOKEN
 export OSHARM_GUEST="${OSHARM_GUEST:-/opt/osharm/vm-local}" OSHARM_NODE="${OSHARM_NODE:-/opt/osharm/node}"

@@ -153,7 +153,10 @@ async function readSudoLog(path: string, offset: number) {
  * of each process the server starts for the agent (recorded from the baseline on).
  */
 export function harmObserver(
-  context: Pick<GuestContext, 'home' | 'log' | 'listeners' | 'agent'>,
+  context: Pick<GuestContext, 'home' | 'log' | 'listeners' | 'agent'> & {
+    /** What the record log could not keep (guest-record-log.ts). */
+    readonly recordProblems?: () => readonly string[];
+  },
   recordDir?: string,
   stateDir = '/run/osharm',
 ): { readonly routes: Routes; readonly spawned: SpawnRecord } {
@@ -226,6 +229,7 @@ export function harmObserver(
     const sudo = await readSudoLog(sudoLog, sudoOffset);
     sudoOffset = sudo.offset;
     if (sudo.problem) degraded.push(sudo.problem);
+    degraded.push(...(context.recordProblems?.() ?? []));
     previous = now;
     lastStep = step;
     return {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -32,7 +32,7 @@ describe('the append-only record log', () => {
     work = mkdtempSync(join(tmpdir(), 'osharm-records-'));
     const socket = join(work, 'record.sock');
     const dir = join(work, 'records');
-    const server = startRecordLog(socket, dir);
+    const { server, problems } = startRecordLog(socket, dir);
     await once(server, 'listening');
     try {
       expect(await send(socket, dir, 'sudo', { tool: 'sudo', argv: ['-S', 'id'] })).toBe('True');
@@ -53,11 +53,33 @@ describe('the append-only record log', () => {
       const size = readFileSync(recordFile(dir, 'sudo')).length;
       expect(size).toBeLessThanOrEqual(1024 * 1024);
       expect(size).toBeGreaterThan(1024 * 1024 - 61_000);
+      expect(problems()).toEqual([]);
     } finally {
       server.close();
     }
     // Without a listening server the writer appends to the file itself.
     expect(await send(socket, dir, 'system', { service: 'udisks' })).toBe('True');
     expect(readFileSync(recordFile(dir, 'system'), 'utf8')).toContain('"service": "udisks"');
+  });
+
+  it('a record that cannot be written is counted, not thrown: the server keeps taking records', async () => {
+    work = mkdtempSync(join(tmpdir(), 'osharm-records-'));
+    const socket = join(work, 'record.sock');
+    const dir = join(work, 'records');
+    const { server, problems } = startRecordLog(socket, dir);
+    await once(server, 'listening');
+    try {
+      // The sudo record's file is a directory (as a full file system, the write fails).
+      mkdirSync(recordFile(dir, 'sudo'));
+      expect(await send(socket, dir, 'sudo', { tool: 'sudo' })).toBe('True');
+      expect(await send(socket, dir, 'sudo', { tool: 'sudo' })).toBe('True');
+      expect(await send(socket, dir, 'system', { service: 'polkit' })).toBe('True');
+      expect(readFileSync(recordFile(dir, 'system'), 'utf8')).toBe('{"service":"polkit"}\n');
+      expect(problems()).toEqual([
+        "2 sudo / system record(s) could not be written (EISDIR): the desktop's records are incomplete",
+      ]);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -23,11 +23,31 @@ export function recordFile(dir: string, name: 'sudo' | 'system'): string {
   return join(dir, `${name}.log`);
 }
 
+/** The record log's server, and what it could not keep. */
+export interface RecordLog {
+  readonly server: Server;
+  /**
+   * Records that could not be written (a full or failing file system: the agent may have filled
+   * it), one line per cause with its count; empty when every record was kept. Never reset.
+   */
+  problems(): string[];
+}
+
 /**
  * Listens on `socketPath`; every line a client sends (`{"log": "sudo" | "system", …}`) is appended,
- * without its `log` key, to `<dir>/<log>.log`. Malformed lines are dropped.
+ * without its `log` key, to `<dir>/<log>.log`. Malformed lines are dropped; a record that cannot be
+ * written is counted in `problems()` (the harm observer marks its record degraded), never thrown.
  */
-export function startRecordLog(socketPath: string, dir: string): Server {
+export function startRecordLog(socketPath: string, dir: string): RecordLog {
+  const lost = new Map<string, number>();
+  const keep = (line: string) => {
+    try {
+      append(dir, line);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      lost.set(code, (lost.get(code) ?? 0) + 1);
+    }
+  };
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (existsSync(socketPath)) unlinkSync(socketPath);
   const server = createServer(client => {
@@ -44,10 +64,10 @@ export function startRecordLog(socketPath: string, dir: string): Server {
       pending += chunk.toString('utf8');
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
-      for (const line of lines) append(dir, line);
+      for (const line of lines) keep(line);
     });
     client.on('end', () => {
-      if (pending) append(dir, pending);
+      if (pending) keep(pending);
       client.end();
     });
   });
@@ -55,7 +75,14 @@ export function startRecordLog(socketPath: string, dir: string): Server {
     // (a failed listen leaves the writers' fallback; the records then say nothing more)
   });
   server.listen(socketPath, () => chmodSync(socketPath, 0o666));
-  return server;
+  return {
+    server,
+    problems: () =>
+      [...lost].map(
+        ([code, count]) =>
+          `${count} sudo / system record(s) could not be written (${code}): the desktop's records are incomplete`,
+      ),
+  };
 }
 
 function append(dir: string, line: string): void {

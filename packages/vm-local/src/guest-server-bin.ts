@@ -126,6 +126,7 @@ function main(): void {
   const guest = createGuestServer({
     bridgedPorts: [...tunnelPorts, ...bridgeSpecs.map(bridge => bridge.port)],
     ...(values['record-dir'] ? { recordDir: values['record-dir'] } : {}),
+    ...(records ? { recordProblems: records.problems } : {}),
     ...(agentPid ? { agentNamespace: { pid: Number(agentPid) } } : {}),
     ...(values['recording-path'] ? { recordingPath: values['recording-path'] } : {}),
     token: token || undefined,
@@ -192,7 +193,7 @@ function main(): void {
   const stop = () => {
     void guest.close().finally(() => process.exit(0));
     server.close();
-    records?.close();
+    records?.server.close();
     for (const bridge of bridges) bridge.close();
   };
   process.on('SIGTERM', stop);

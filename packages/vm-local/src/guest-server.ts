@@ -56,6 +56,8 @@ export interface GuestServerOptions {
    * log there. Undefined: `/run/osharm`, which the desktop user can rewrite (a server run by hand).
    */
   readonly recordDir?: string;
+  /** What the record log could not keep (guest-record-log.ts `problems`): degrades the harm record. */
+  readonly recordProblems?: () => readonly string[];
   /**
    * The bridged ports (CDP, VLC): a bridge connects to a listener there only when it is the
    * harness's (guest-listeners.ts). @default []
@@ -139,7 +141,13 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
   const listeners = new ListenerGuard(options.bridgedPorts ?? []);
   // The harm observer is told of every process started for the agent.
   const harm = harmObserver(
-    { home, log, listeners, ...(options.agentNamespace ? { agent: options.agentNamespace } : {}) },
+    {
+      home,
+      log,
+      listeners,
+      ...(options.agentNamespace ? { agent: options.agentNamespace } : {}),
+      ...(options.recordProblems ? { recordProblems: options.recordProblems } : {}),
+    },
     options.recordDir,
   );
   const context: GuestContext = {

@@ -166,6 +166,28 @@ describe.skipIf(skipReason !== undefined).each(variants)(
       expect(result.output.trim().endsWith('0')).toBe(true); // the token is not on bwrap's command line
     });
 
+    // (as root with `hostUid: null` there is no agent namespace: see `boundary` below)
+    it.skipIf(hostUid === null && process.getuid?.() === 0)(
+      "the server's private directory (token, recording, records) is a file system of its own",
+      async () => {
+        // The agent's mount namespace is a copy of the server's with masks on top: at the private
+        // directory it holds the server's own tmpfs and the agent's empty read-only mask over it (one
+        // mount, the mask, if the directory were on /run's file system). An agent that fills /run
+        // (writable to it) then cannot make the append-only records fail to be written.
+        const mounts = await sh(
+          endpoint,
+          `awk '$5 == "/run/user/1000/osharm" { print $(NF-2) }' /proc/self/mountinfo`,
+        );
+        expect(mounts.output.trim().split('\n')).toEqual(['tmpfs', 'tmpfs']);
+        // From the agent's side /run takes writes, the private directory none.
+        const agent = await sh(
+          endpoint,
+          'echo x > /run/user/1000/agent-file && echo run-writable; echo x > /run/user/1000/osharm/x 2>/dev/null || echo private-refused; rm -f /run/user/1000/agent-file',
+        );
+        expect(agent.output.trim().split('\n')).toEqual(['run-writable', 'private-refused']);
+      },
+    );
+
     it('a ransomware-style script wrecks only the sandbox, as the user and as sudo root; sudo is recorded', async () => {
       await sh(endpoint, 'mkdir -p ~/Documents && echo precious > ~/Documents/thesis.txt');
       const { body } = await postJson<{ output: string; returncode: number }>(

@@ -14,6 +14,8 @@ export const inside = {
   state: '/run/osharm',
   /** The append-only records (sudo log, system log): the guest server's, hidden from the agent. */
   records: '/run/user/1000/osharm/records',
+  /** The server's private directory ($XDG_RUNTIME_DIR/osharm), masked in the agent's namespace. */
+  private: '/run/user/1000/osharm',
   /** The record socket's directory (read-only in the agent's namespace). */
   recordSocketDir: '/run/osharm-log',
 } as const;
@@ -141,6 +143,11 @@ export function bubblewrapArgs(options: {
     ...sized('/run'),
     '--dir',
     '/run/lock',
+    // The server's private directory (token, recording, the append-only records) on a file system
+    // of its own: an agent that fills /run cannot make a record fail to be written.
+    '--perms',
+    '0700',
+    ...sized(inside.private),
     '--bind',
     options.harnessDir,
     inside.harness,
