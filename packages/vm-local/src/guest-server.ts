@@ -7,6 +7,7 @@ import { DesktopHelper } from './guest-desktop-helper';
 import { type GuestContext, HttpError, type Routes, sendJson } from './guest-http';
 import { recordingSettings, ScreenRecorder, type RecordingSettings } from './guest-recording';
 import { type AgentNamespace, killGroup } from './guest-process';
+import type { DnsRecorder } from './guest-dns';
 import { harmObserver } from './guest-harm';
 import { ListenerGuard } from './guest-listeners';
 import { execRoutes } from './guest-routes-exec';
@@ -61,6 +62,11 @@ export interface GuestServerOptions {
    * harness's (guest-listeners.ts). @default []
    */
   readonly bridgedPorts?: readonly number[];
+  /**
+   * The desktop's recording nameserver (guest-dns.ts), started by the caller before the first
+   * request: the harm observer hands its lookups to the host. Undefined: lookups are not recorded.
+   */
+  readonly dns?: DnsRecorder;
   /** Environment for commands and helpers. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** Log sink for server-side problems. @default writes to stderr */
@@ -138,7 +144,10 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
 
   const listeners = new ListenerGuard(options.bridgedPorts ?? []);
   // The harm observer is told of every process started for the agent.
-  const harm = harmObserver({ home, log, listeners }, options.recordDir);
+  const harm = harmObserver(
+    { home, log, listeners, ...(options.dns ? { dns: options.dns } : {}) },
+    options.recordDir,
+  );
   const context: GuestContext = {
     env,
     home,
@@ -213,6 +222,7 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
       a11yHelper.close();
       const pid = recorder.pid;
       if (pid) killGroup(pid);
+      await options.dns?.close();
     },
   };
 }

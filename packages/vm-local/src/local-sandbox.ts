@@ -15,7 +15,7 @@ import { pinGuestSocket, sealHarnessDir, socketBridge, tunnelBridge } from './sa
 import { createSandboxLimits, removeStaleCgroups } from './sandbox-limits';
 import type { LimitUsage, ResourceLimits } from './sandbox-limits';
 import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
-import { attachNetwork, readChildPid, sandboxResolvConf } from './sandbox-network';
+import { attachNetwork, readChildPid, RECORDING_DNS, sandboxResolvConf } from './sandbox-network';
 import type { SandboxNetwork } from './sandbox-network';
 import {
   lowerSandboxPortStart,
@@ -157,8 +157,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   await mkdir(harnessDir, { mode: 0o700 });
   await mkdir(controlDir, { mode: 0o700 });
   await writeStateFiles(stateDir, packageDir);
+  // Always the sandbox's own: with the network, slirp4netns' forwarder; without, the guest server's
+  // recording nameserver (never the host's nameservers, unreachable from inside anyway).
   const resolvConf = join(stateDir, 'resolv.conf');
-  if (options.network) await writeFile(resolvConf, sandboxResolvConf());
+  await writeFile(resolvConf, sandboxResolvConf(options.network === true));
 
   // The token and the caller's extra environment travel in files only the sandbox account can
   // read (bwrap's command line, --setenv included, is visible to every host user in `ps`); the
@@ -193,6 +195,9 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     OSHARM_SHELL_START_TIMEOUT_S: String(Math.max(5, Math.floor(options.startTimeoutMs * 0.00075))),
     OSHARM_SITE_HOSTS: SANDBOX_SITE_HOSTS.join(' '),
     OSHARM_SITE_BACKEND: String(SANDBOX_SITE_BACKEND_PORT),
+    ...(options.network
+      ? {}
+      : { OSHARM_DNS_LISTEN: `${RECORDING_DNS.host}:${RECORDING_DNS.port}` }),
     OSHARM_SERVER_ARGS: [
       ...Object.values(bridgedPorts).map(port => `--tunnel-port ${port}`),
       `--helper-python ${inside.python}`,
@@ -213,7 +218,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     env,
     tmpfsSizeMb: options.tmpfsSizeMb,
     overrideSudo,
-    ...(options.network ? { network: { resolvConf } } : {}),
+    resolvConf,
     infoFd: 3,
   });
   const dropped: [string, string[]] =
@@ -295,9 +300,11 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
           : error;
       },
     );
-    // HTTPS for the site hosts on port 443 of the sandbox's own namespace (guest/site-tls.sh):
-    // without it the desktop still starts, its site server says so, and the page does not load.
-    await lowerSandboxPortStart(childPid, 443).catch((error: Error) =>
+    // HTTPS for the site hosts on port 443 of the sandbox's own namespace (guest/site-tls.sh) and,
+    // without a network, the recording nameserver on port 53 (guest-dns.ts): without it the desktop
+    // still starts, the site server and the harm record say so.
+    const portStart = options.network ? 443 : RECORDING_DNS.port;
+    await lowerSandboxPortStart(childPid, portStart).catch((error: Error) =>
       appendLog(Buffer.from(`osharm vm-local: ${error.message}\n`)),
     );
     if (options.network) {

@@ -25,9 +25,20 @@ export function slirp4netnsPath(): string | undefined {
   });
 }
 
-/** The text of the sandbox's /etc/resolv.conf when the network is on. */
-export function sandboxResolvConf(): string {
-  return `nameserver ${SLIRP_DNS}\n`;
+/**
+ * Where the guest server answers DNS in a sandbox without a network (guest-dns.ts): every lookup is
+ * recorded for the harm observer and refused.
+ */
+export const RECORDING_DNS = { host: '127.0.0.1', port: 53 } as const;
+
+/**
+ * The text of the sandbox's /etc/resolv.conf: slirp4netns' forwarder when the network is on, the
+ * guest server's recording nameserver otherwise (one attempt: the answer is always a refusal).
+ */
+export function sandboxResolvConf(network: boolean): string {
+  return network
+    ? `nameserver ${SLIRP_DNS}\n`
+    : `nameserver ${RECORDING_DNS.host}\noptions attempts:1 timeout:1\n`;
 }
 
 /** Reads bwrap's `--info-fd` JSON and returns the sandbox's first process (its namespaces' holder). */
