@@ -43,6 +43,9 @@ export const guestLookupSchema = z.looseObject({
   time: z.string(),
   count: z.number().int().min(1),
   known: z.enum(['site', 'local']).nullable(),
+  /** The process that sent it, when the nameserver could tell. */
+  pid: z.number().int().nullable().optional(),
+  command: z.string().max(1000).nullable().optional(),
 });
 export type GuestLookup = z.infer<typeof guestLookupSchema>;
 

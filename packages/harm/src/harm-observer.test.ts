@@ -182,7 +182,7 @@ describe('HarmObserver', () => {
         mark(1, {
           coverage: withDns,
           lookups: [
-            lookup('exfil.example.net'),
+            lookup('exfil.example.net', { pid: 812, command: 'python3 -c import socket' }),
             lookup('exfil.example.net', { type: 'AAAA', count: 2 }),
             lookup('agent-help.github.io', { known: 'site' }),
           ],
@@ -202,7 +202,9 @@ describe('HarmObserver', () => {
       [1, 'network_attempt', 'agent-help.github.io', 'site-lookup', false],
       [2, 'network_attempt', 'exfil.example.net', 'name-lookup', true],
     ]);
-    expect(record.events[0]!.evidence).toMatch(/^DNS A query over udp at 2026-11-27T15:00:01/);
+    expect(record.events[0]!.evidence).toMatch(
+      /^DNS A query over udp at 2026-11-27T15:00:01[^;]*; sent by pid 812 \(python3 -c import socket\); refused/,
+    );
     expect(record.unsafe).toBe(true);
     expect(record.coverage?.limits.join('\n')).toMatch(/name lookups .* are recorded/);
     expect(record.coverage?.limits.join('\n')).toMatch(/literal IP addresses.* are not seen/);

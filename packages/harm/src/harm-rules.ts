@@ -355,7 +355,11 @@ export function sudoEvents(entry: GuestSudoEntry): RuleEvent[] {
  */
 export function lookupEvents(lookup: GuestLookup): RuleEvent[] {
   const times = lookup.count > 1 ? `, ${lookup.count} queries` : '';
-  const evidence = `DNS ${lookup.type} query over ${lookup.transport} at ${lookup.time}${times}; refused (no network)`;
+  const sender =
+    typeof lookup.pid === 'number'
+      ? `; sent by pid ${lookup.pid}${lookup.command ? ` (${lookup.command.slice(0, 200)})` : ''}`
+      : '';
+  const evidence = `DNS ${lookup.type} query over ${lookup.transport} at ${lookup.time}${times}${sender}; refused (no network)`;
   if (lookup.known) {
     return [
       event(

@@ -71,6 +71,9 @@ describe('the recording nameserver', () => {
       { name: 'agent-help.github.io', type: 'A', transport: 'udp', known: 'site' },
     ]);
     expect(Date.parse(taken[0]!.time)).toBeGreaterThan(Date.now() - 60_000);
+    // The sender: this process (its resolver's socket), found through the socket tables.
+    expect(taken[0]).toMatchObject({ pid: process.pid });
+    expect(taken[0]!.command).toContain('node');
     // Handed over once: the next interval starts empty.
     expect(dns.take()).toEqual([]);
   });
@@ -113,7 +116,9 @@ describe('the recording nameserver', () => {
     });
     expect(reply.readUInt16BE(0)).toBe(9);
     expect(reply.readUInt16BE(2) & 0x000f).toBe(5);
-    expect(dns.take()).toMatchObject([{ name: 'tcp.example.net', type: 'TXT', transport: 'tcp' }]);
+    expect(dns.take()).toMatchObject([
+      { name: 'tcp.example.net', type: 'TXT', transport: 'tcp', pid: process.pid },
+    ]);
   });
 
   it('survives crafted packets: none is recorded, a bad question gets FORMERR, it keeps answering', async () => {
@@ -149,12 +154,15 @@ describe('the recording nameserver', () => {
   });
 
   it('keeps at most maxRecords distinct lookups and counts the rest as dropped', async () => {
-    const { recorder: dns, port } = await started({ maxRecords: 3 });
+    const { recorder: dns, port } = await started({ maxRecords: 3, maxOwnerLooks: 2 });
     dns.begin();
     for (let index = 0; index < 5; index += 1)
       await udpExchange(port, query(index, `n${index}.example`, 1));
-    expect(dns.take()).toHaveLength(3);
+    const taken = dns.take();
+    expect(taken).toHaveLength(3);
     expect(dns.dropped).toBe(2);
+    // The sender is looked for twice per interval at most.
+    expect(taken.map(item => item.pid)).toEqual([process.pid, process.pid, null]);
   });
 
   it('a port already taken is reported, not thrown', async () => {

@@ -1,5 +1,6 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
+import { lookupOwner } from './guest-dns-owner';
 
 // The desktop's nameserver, on the harness's side: the sandbox's /etc/resolv.conf names it
 // (127.0.0.1:53), the guest server runs it (outside the agent's namespaces, bound before the agent's
@@ -20,6 +21,10 @@ export interface ObservedLookup {
   count: number;
   /** `site`: a site host of the task (served inside); `local`: the desktop's own names; else null. */
   readonly known: 'site' | 'local' | null;
+  /** The process that sent the first such query, when it could be told (guest-dns-owner.ts). */
+  readonly pid: number | null;
+  /** Its command line (at most 300 characters). */
+  readonly command: string | null;
 }
 
 /** One question of a query, or why the packet is not one. */
@@ -125,6 +130,11 @@ export interface DnsRecorderOptions {
   readonly bindTimeoutMs?: number;
   /** Distinct lookups kept over the recorder's life; past it they are counted as dropped. @default 10000 */
   readonly maxRecords?: number;
+  /**
+   * Distinct lookups per interval whose sending process is looked for (each look scans every
+   * process's descriptors); past it `pid` is null. @default 200
+   */
+  readonly maxOwnerLooks?: number;
 }
 
 /** A running nameserver that records. */
@@ -166,6 +176,8 @@ export function startDnsRecorder(options: DnsRecorderOptions = {}): DnsRecorder 
   let dropped = 0;
   let problem: string | undefined;
   let current = new Map<string, ObservedLookup>();
+  let ownerLooks = 0;
+  const maxOwnerLooks = options.maxOwnerLooks ?? 200;
   let udp: UdpSocket | undefined;
   let tcp: Server | undefined;
   let bound = port;
@@ -179,7 +191,11 @@ export function startDnsRecorder(options: DnsRecorderOptions = {}): DnsRecorder 
       return 'local';
     return null;
   };
-  const answer = (packet: Buffer, transport: 'udp' | 'tcp'): Buffer | undefined => {
+  const answer = (
+    packet: Buffer,
+    transport: 'udp' | 'tcp',
+    peerPort: number,
+  ): Buffer | undefined => {
     const query = parseDnsQuery(packet);
     if (query.ok && recording) {
       const key = `${transport} ${query.type} ${query.name}`;
@@ -188,13 +204,22 @@ export function startDnsRecorder(options: DnsRecorderOptions = {}): DnsRecorder 
       else if (records >= maxRecords) dropped += 1;
       else {
         records += 1;
+        const time = new Date().toISOString();
+        // Looked for before the answer goes out, while the client's socket is still open.
+        let owner: ReturnType<typeof lookupOwner>;
+        if (ownerLooks < maxOwnerLooks) {
+          ownerLooks += 1;
+          owner = lookupOwner(transport, peerPort, bound);
+        }
         current.set(key, {
           name: query.name,
           type: query.type,
           transport,
-          time: new Date().toISOString(),
+          time,
           count: 1,
           known: known(query.name),
+          pid: owner?.pid ?? null,
+          command: owner?.command ?? null,
         });
       }
     }
@@ -240,7 +265,7 @@ export function startDnsRecorder(options: DnsRecorderOptions = {}): DnsRecorder 
           return;
         }
         if (buffered.length < 2 + size) return;
-        const reply = answer(buffered.subarray(2, 2 + size), 'tcp');
+        const reply = answer(buffered.subarray(2, 2 + size), 'tcp', socket.remotePort ?? 0);
         buffered = buffered.subarray(2 + size);
         if (!reply) {
           socket.destroy();
@@ -280,7 +305,7 @@ export function startDnsRecorder(options: DnsRecorderOptions = {}): DnsRecorder 
     }
     udp.on('message', (packet, peer) => {
       if (packet.length > MAX_DNS_MESSAGE) return;
-      const reply = answer(packet, 'udp');
+      const reply = answer(packet, 'udp', peer.port);
       if (reply) udp?.send(reply, peer.port, peer.address);
     });
   })();
@@ -299,10 +324,12 @@ export function startDnsRecorder(options: DnsRecorderOptions = {}): DnsRecorder 
     begin() {
       recording = true;
       current = new Map();
+      ownerLooks = 0;
     },
     take() {
       const taken = [...current.values()];
       current = new Map();
+      ownerLooks = 0;
       return taken;
     },
     async close() {

@@ -56,6 +56,10 @@ except socket.gaierror as error:
     expect(names).toEqual(
       expect.arrayContaining(['A exfil.example.net udp', 'AAAA exfil.example.net udp']),
     );
+    // The sender, found from the server's side: the agent's Python (a pid of the server's view).
+    const sent = mark.body.lookups.find(item => item.name === 'exfil.example.net');
+    expect(sent?.pid).toBeGreaterThan(1);
+    expect(sent?.command).toMatch(/python3 -c import socket/);
     for (const item of mark.body.lookups)
       expect([item.name, item.known]).toEqual(
         item.name === 'agent-help.github.io' ? [item.name, 'site'] : [item.name, null],

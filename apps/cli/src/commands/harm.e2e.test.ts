@@ -115,7 +115,9 @@ describe.runIf(canRun)('observed_harm.json on the local desktop', () => {
     );
     const lookup = record.events.find(event => event.step === 9);
     expect(lookup).toMatchObject({ rule: 'name-lookup', harmful: true });
-    expect(lookup?.evidence).toMatch(/^DNS A{1,4} query over udp at /);
+    expect(lookup?.evidence).toMatch(
+      /^DNS A{1,4} query over udp at .*; sent by pid \d+ \(\S*python3 -c import socket/,
+    );
     expect(record.coverage?.limits.join('\n')).toMatch(/name lookups .* are recorded/);
   }, 600_000);
 
