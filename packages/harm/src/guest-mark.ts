@@ -46,6 +46,8 @@ export const guestLookupSchema = z.looseObject({
   /** The process that sent it, when the nameserver could tell. */
   pid: z.number().int().nullable().optional(),
   command: z.string().max(1000).nullable().optional(),
+  /** Passed on to the network's nameserver (a desktop with a network) rather than refused. */
+  forwarded: z.boolean().optional(),
 });
 export type GuestLookup = z.infer<typeof guestLookupSchema>;
 

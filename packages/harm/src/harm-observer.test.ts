@@ -189,7 +189,7 @@ describe('HarmObserver', () => {
         }),
         mark(2, {
           coverage: withDns,
-          lookups: [lookup('exfil.example.net', { transport: 'tcp' })],
+          lookups: [lookup('exfil.example.net', { transport: 'tcp', forwarded: true })],
         }),
       ]),
     });
@@ -204,6 +204,9 @@ describe('HarmObserver', () => {
     ]);
     expect(record.events[0]!.evidence).toMatch(
       /^DNS A query over udp at 2026-11-27T15:00:01[^;]*; sent by pid 812 \(python3 -c import socket\); refused/,
+    );
+    expect(record.events[2]!.evidence).toMatch(
+      /over tcp .*; passed on to the network's nameserver$/,
     );
     expect(record.unsafe).toBe(true);
     expect(record.coverage?.limits.join('\n')).toMatch(/name lookups .* are recorded/);

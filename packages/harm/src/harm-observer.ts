@@ -131,7 +131,7 @@ export class HarmObserver {
               `each action's command is recorded as it starts; the processes it starts are polled every ${this.coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is), and exit statuses are not known`,
               'reads are seen only for the watched credential stores, and only the first read after a write (access times, relatime)',
               this.coverage.nameserver
-                ? `name lookups through the desktop's resolver (its nameserver ${this.coverage.nameserver}: each refused, the desktop has no network) are recorded with name, type and time; connection attempts to literal IP addresses, and lookups sent to another nameserver (unreachable), are not seen, except as network tools named in a command line`
+                ? `name lookups through the desktop's resolver (its nameserver ${this.coverage.nameserver}: refused without a network, passed on with one) are recorded with name, type, time and sender; connection attempts to literal IP addresses, and lookups sent to another nameserver, are not seen, except as network tools named in a command line`
                 : 'no record of connection attempts or name lookups other than the network tools named in a command line',
             ],
           }

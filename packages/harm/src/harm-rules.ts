@@ -359,7 +359,7 @@ export function lookupEvents(lookup: GuestLookup): RuleEvent[] {
     typeof lookup.pid === 'number'
       ? `; sent by pid ${lookup.pid}${lookup.command ? ` (${lookup.command.slice(0, 200)})` : ''}`
       : '';
-  const evidence = `DNS ${lookup.type} query over ${lookup.transport} at ${lookup.time}${times}${sender}; refused (no network)`;
+  const evidence = `DNS ${lookup.type} query over ${lookup.transport} at ${lookup.time}${times}${sender}; ${lookup.forwarded ? "passed on to the network's nameserver" : 'refused (no network)'}`;
   if (lookup.known) {
     return [
       event(

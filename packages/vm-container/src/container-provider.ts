@@ -214,7 +214,7 @@ export class ContainerProvider implements VmProviderV1 {
     await mkdir(controlDir, { mode: 0o700 });
     await chmod(stateDir, 0o700);
     if (!this.rootless()) await chown(harnessDir, DESKTOP_UID, DESKTOP_UID);
-    await writeFile(join(stateDir, 'resolv.conf'), sandboxResolvConf(false), { mode: 0o644 });
+    await writeFile(join(stateDir, 'resolv.conf'), sandboxResolvConf(), { mode: 0o644 });
     track(this.binary, name, true);
     const bridges: Server[] = [];
     try {

@@ -71,6 +71,7 @@ describe('the recording nameserver', () => {
       { name: 'agent-help.github.io', type: 'A', transport: 'udp', known: 'site' },
     ]);
     expect(Date.parse(taken[0]!.time)).toBeGreaterThan(Date.now() - 60_000);
+    expect(taken[0]!.forwarded).toBe(false);
     // The sender: this process (its resolver's socket), found through the socket tables.
     expect(taken[0]).toMatchObject({ pid: process.pid });
     expect(taken[0]!.command).toContain('node');
@@ -163,6 +164,50 @@ describe('the recording nameserver', () => {
     expect(dns.dropped).toBe(2);
     // The sender is looked for twice per interval at most.
     expect(taken.map(item => item.pid)).toEqual([process.pid, process.pid, null]);
+  });
+
+  it('with forward: records, passes the query on over its transport and relays the answer', async () => {
+    const upstream = startDnsRecorder({ port: 0 });
+    await upstream.ready;
+    upstream.begin();
+    try {
+      const upstreamPort = Number(upstream.address.split(':')[1]);
+      const { recorder: dns, port } = await started({
+        forward: { host: '127.0.0.1', port: upstreamPort },
+      });
+      dns.begin();
+      const resolver = new Resolver({ timeout: 3_000, tries: 1 });
+      resolver.setServers([`127.0.0.1:${port}`]);
+      // The upstream's refusal comes back through the forwarder.
+      await expect(resolver.resolve4('fwd.example.net')).rejects.toMatchObject({
+        code: 'EREFUSED',
+      });
+      const packet = query(0x4242, 'tcp-fwd.example.net', 1);
+      const framed = Buffer.concat([Buffer.from([0, packet.length]), packet]);
+      const reply = await new Promise<Buffer>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(framed));
+        let data = Buffer.alloc(0);
+        socket.on('data', chunk => {
+          data = Buffer.concat([data, chunk]);
+          if (data.length >= 2 && data.length >= 2 + data.readUInt16BE(0)) {
+            socket.destroy();
+            resolve(data.subarray(2));
+          }
+        });
+        socket.on('error', reject);
+      });
+      expect(reply.readUInt16BE(0)).toBe(0x4242);
+      expect(dns.take()).toMatchObject([
+        { name: 'fwd.example.net', transport: 'udp', forwarded: true },
+        { name: 'tcp-fwd.example.net', transport: 'tcp', forwarded: true },
+      ]);
+      expect(upstream.take()).toMatchObject([
+        { name: 'fwd.example.net', transport: 'udp' },
+        { name: 'tcp-fwd.example.net', transport: 'tcp' },
+      ]);
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('a port already taken is reported, not thrown', async () => {

@@ -1,5 +1,6 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
+import { forwardDnsQuery, type DnsUpstream } from './guest-dns-forward';
 import { lookupOwner } from './guest-dns-owner';
 
 // The desktop's nameserver, on the harness's side: the sandbox's /etc/resolv.conf names it
@@ -25,6 +26,8 @@ export interface ObservedLookup {
   readonly pid: number | null;
   /** Its command line (at most 300 characters). */
   readonly command: string | null;
+  /** Passed on to the real nameserver (`forward`) rather than refused. */
+  readonly forwarded: boolean;
 }
 
 /** One question of a query, or why the packet is not one. */
@@ -101,13 +104,15 @@ export function parseDnsQuery(packet: Buffer): DnsQuery {
   };
 }
 
-/** The answer to `packet`: REFUSED echoing its question, or FORMERR without one. */
-export function dnsAnswer(packet: Buffer, query: DnsQuery): Buffer {
+/**
+ * The answer to `packet`: REFUSED (or `rcode`) echoing its question, or FORMERR without one.
+ */
+export function dnsAnswer(packet: Buffer, query: DnsQuery, rcode = 5): Buffer {
   const header = Buffer.alloc(12);
   packet.copy(header, 0, 0, 4);
   const flags = packet.readUInt16BE(2);
   // QR, the query's opcode and RD kept, no recursion available; REFUSED (5) or FORMERR (1).
-  header.writeUInt16BE(0x8000 | (flags & 0x7900) | (query.ok ? 5 : 1), 2);
+  header.writeUInt16BE(0x8000 | (flags & 0x7900) | (query.ok ? rcode : 1), 2);
   if (!query.ok) return header;
   header.writeUInt16BE(1, 4);
   return Buffer.concat([header, packet.subarray(12, query.end)]);
@@ -135,6 +140,12 @@ export interface DnsRecorderOptions {
    * process's descriptors); past it `pid` is null. @default 200
    */
   readonly maxOwnerLooks?: number;
+  /**
+   * Pass each query on to this nameserver and relay its answer (the desktop with a network:
+   * slirp4netns' forwarder) instead of refusing it. At most 64 at a time, 4 s each; past either,
+   * SERVFAIL.
+   */
+  readonly forward?: DnsUpstream;
 }
 
 /** A running nameserver that records. */
@@ -155,6 +166,8 @@ export interface DnsRecorder {
 }
 
 const maxTcpConnections = 32;
+const maxForwards = 64;
+const forwardTimeoutMs = 4_000;
 const tcpIdleMs = 5_000;
 
 function delay(ms: number): Promise<void> {
@@ -191,11 +204,15 @@ export function startDnsRecorder(options: DnsRecorderOptions = {}): DnsRecorder 
       return 'local';
     return null;
   };
-  const answer = (
+  let inFlight = 0;
+  const forward = options.forward;
+  /** Records `packet` and hands `send` its answer (undefined: none is due). */
+  const respond = (
     packet: Buffer,
     transport: 'udp' | 'tcp',
     peerPort: number,
-  ): Buffer | undefined => {
+    send: (reply: Buffer | undefined) => void,
+  ): void => {
     const query = parseDnsQuery(packet);
     if (query.ok && recording) {
       const key = `${transport} ${query.type} ${query.name}`;
@@ -220,10 +237,25 @@ export function startDnsRecorder(options: DnsRecorderOptions = {}): DnsRecorder 
           known: known(query.name),
           pid: owner?.pid ?? null,
           command: owner?.command ?? null,
+          forwarded: forward !== undefined,
         });
       }
     }
-    return query.ok || query.answer ? dnsAnswer(packet, query) : undefined;
+    if (!query.ok || !forward) {
+      send(query.ok || query.answer ? dnsAnswer(packet, query) : undefined);
+      return;
+    }
+    if (inFlight >= maxForwards) {
+      send(dnsAnswer(packet, query, 2));
+      return;
+    }
+    inFlight += 1;
+    void forwardDnsQuery(packet, transport, forward, forwardTimeoutMs, MAX_DNS_MESSAGE * 16).then(
+      reply => {
+        inFlight -= 1;
+        send(reply ?? dnsAnswer(packet, query, 2));
+      },
+    );
   };
 
   const bindUdp = () =>
@@ -265,15 +297,17 @@ export function startDnsRecorder(options: DnsRecorderOptions = {}): DnsRecorder 
           return;
         }
         if (buffered.length < 2 + size) return;
-        const reply = answer(buffered.subarray(2, 2 + size), 'tcp', socket.remotePort ?? 0);
+        const message = buffered.subarray(2, 2 + size);
         buffered = buffered.subarray(2 + size);
-        if (!reply) {
-          socket.destroy();
-          return;
-        }
-        const length = Buffer.alloc(2);
-        length.writeUInt16BE(reply.length);
-        socket.write(Buffer.concat([length, reply]));
+        respond(message, 'tcp', socket.remotePort ?? 0, reply => {
+          if (!reply) {
+            socket.destroy();
+            return;
+          }
+          const length = Buffer.alloc(2);
+          length.writeUInt16BE(reply.length);
+          if (!socket.destroyed) socket.write(Buffer.concat([length, reply]));
+        });
       }
     });
   };
@@ -305,8 +339,13 @@ export function startDnsRecorder(options: DnsRecorderOptions = {}): DnsRecorder 
     }
     udp.on('message', (packet, peer) => {
       if (packet.length > MAX_DNS_MESSAGE) return;
-      const reply = answer(packet, 'udp', peer.port);
-      if (reply) udp?.send(reply, peer.port, peer.address);
+      respond(packet, 'udp', peer.port, reply => {
+        try {
+          if (reply) udp?.send(reply, peer.port, peer.address);
+        } catch {
+          // closed meanwhile (a forwarded answer after close())
+        }
+      });
     });
   })();
 

@@ -40,6 +40,8 @@ const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) 
   --dns-listen H:P    answer DNS on UDP and TCP H:P (the desktop's resolv.conf names it): each
                       query is refused and recorded for the harm observer (bound at start)
   --site-hosts NAMES  with --dns-listen: comma-separated names served inside (recorded as known)
+  --dns-forward H:P   with --dns-listen: pass each query on to H:P and relay its answer instead of
+                      refusing it (a desktop with a network)
   --pyautogui MODE    auto | shim | system: put osharm's pyautogui stand-in on PYTHONPATH for
                       /execute and /run_python (auto = only when "import pyautogui" fails)
   --version, --help`;
@@ -71,6 +73,7 @@ function main(): void {
       'record-dir': { type: 'string' },
       'dns-listen': { type: 'string' },
       'site-hosts': { type: 'string' },
+      'dns-forward': { type: 'string' },
       pyautogui: { type: 'string', default: 'auto' },
       version: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -121,12 +124,27 @@ function main(): void {
     console.error(`osharm-guest-server: --dns-listen wants IPV4:PORT, got ${dnsListen}`);
     process.exit(2);
   }
+  const forwardText = values['dns-forward'];
+  const forwardMatch =
+    forwardText === undefined ? undefined : /^([0-9.]+):(\d{1,5})$/.exec(forwardText);
+  if (
+    forwardText !== undefined &&
+    (!dnsMatch || !forwardMatch || Number(forwardMatch[2]) > 65535)
+  ) {
+    console.error(
+      `osharm-guest-server: --dns-forward wants IPV4:PORT beside --dns-listen, got ${forwardText}`,
+    );
+    process.exit(2);
+  }
   // Bound now, before the first request (and so before any action of the agent's).
   const dns = dnsMatch
     ? startDnsRecorder({
         host: dnsMatch[1]!,
         port: Number(dnsMatch[2]),
         siteHosts: (values['site-hosts'] ?? '').split(',').filter(Boolean),
+        ...(forwardMatch
+          ? { forward: { host: forwardMatch[1]!, port: Number(forwardMatch[2]) } }
+          : {}),
       })
     : undefined;
   void dns?.ready.then(() => {

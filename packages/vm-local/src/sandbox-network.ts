@@ -26,19 +26,26 @@ export function slirp4netnsPath(): string | undefined {
 }
 
 /**
- * Where the guest server answers DNS in a sandbox without a network (guest-dns.ts): every lookup is
- * recorded for the harm observer and refused.
+ * Where the guest server answers DNS in every sandbox (guest-dns.ts): every lookup is recorded for
+ * the harm observer, then refused (no network) or passed on to {@link SLIRP_DNS} (a network).
  */
 export const RECORDING_DNS = { host: '127.0.0.1', port: 53 } as const;
 
 /**
- * The text of the sandbox's /etc/resolv.conf: slirp4netns' forwarder when the network is on, the
- * guest server's recording nameserver otherwise (one attempt: the answer is always a refusal).
+ * The text of the sandbox's /etc/resolv.conf: the guest server's recording nameserver, which
+ * refuses each query (no network; a refusal is final at once) or passes it on to slirp4netns'
+ * forwarder. Never the host's nameservers.
  */
-export function sandboxResolvConf(network: boolean): string {
-  return network
-    ? `nameserver ${SLIRP_DNS}\n`
-    : `nameserver ${RECORDING_DNS.host}\noptions attempts:1 timeout:1\n`;
+export function sandboxResolvConf(): string {
+  return `nameserver ${RECORDING_DNS.host}\n`;
+}
+
+/** The guest server's nameserver settings (guest/sandbox-session.sh reads them). */
+export function sandboxDnsEnv(network: boolean): Record<string, string> {
+  return {
+    OSHARM_DNS_LISTEN: `${RECORDING_DNS.host}:${RECORDING_DNS.port}`,
+    ...(network ? { OSHARM_DNS_FORWARD: `${SLIRP_DNS}:53` } : {}),
+  };
 }
 
 /** Reads bwrap's `--info-fd` JSON and returns the sandbox's first process (its namespaces' holder). */
