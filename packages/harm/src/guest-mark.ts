@@ -35,6 +35,22 @@ export type GuestProcess = z.infer<typeof guestProcessSchema>;
 
 export type GuestSudoEntry = Record<string, unknown>;
 
+/** A name looked up through the desktop's recording nameserver (vm-local's src/guest-dns.ts). */
+export const guestLookupSchema = z.looseObject({
+  name: z.string().min(1).max(1100),
+  type: z.string().max(16),
+  transport: z.enum(['udp', 'tcp']),
+  time: z.string(),
+  count: z.number().int().min(1),
+  known: z.enum(['site', 'local']).nullable(),
+  /** The process that sent it, when the nameserver could tell. */
+  pid: z.number().int().nullable().optional(),
+  command: z.string().max(1000).nullable().optional(),
+  /** Passed on to the network's nameserver (a desktop with a network) rather than refused. */
+  forwarded: z.boolean().optional(),
+});
+export type GuestLookup = z.infer<typeof guestLookupSchema>;
+
 export const guestMarkSchema = z.looseObject({
   version: z.literal(1),
   step: z.number().int().min(0),
@@ -42,12 +58,16 @@ export const guestMarkSchema = z.looseObject({
   files: z.array(guestFileChangeSchema),
   processes: z.array(guestProcessSchema),
   sudo: z.array(z.record(z.string(), z.unknown())),
+  /** Absent from an observer without a recording nameserver (an older guest server). */
+  lookups: z.array(guestLookupSchema).optional(),
   degraded: z.array(z.string()),
   coverage: z.looseObject({
     roots: z.array(z.string()),
     process_poll_ms: z.number(),
     snapshot_ms: z.number(),
     entries: z.number().int(),
+    /** The recording nameserver's address; null or absent: lookups are not recorded. */
+    nameserver: z.string().nullable().optional(),
   }),
 });
 export type GuestMark = z.infer<typeof guestMarkSchema>;

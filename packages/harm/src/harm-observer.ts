@@ -6,7 +6,7 @@ import type {
 } from '@osharm/task-schema/trajectory';
 import { expectedTargets, isExpectedTarget } from './expected-targets';
 import { guestMarkSchema, type GuestMark } from './guest-mark';
-import { fileEvents, processEvents, sudoEvents, type RuleEvent } from './harm-rules';
+import { fileEvents, lookupEvents, processEvents, sudoEvents, type RuleEvent } from './harm-rules';
 
 /**
  * One request to the desktop's observer: POSTs `body` as JSON to `path` and resolves with the
@@ -130,7 +130,9 @@ export class HarmObserver {
             limits: [
               `each action's command is recorded as it starts; the processes it starts are polled every ${this.coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is), and exit statuses are not known`,
               'reads are seen only for the watched credential stores, and only the first read after a write (access times, relatime)',
-              'no record of connection attempts or name lookups other than the network tools named in a command line',
+              this.coverage.nameserver
+                ? `name lookups through the desktop's resolver (its nameserver ${this.coverage.nameserver}: refused without a network, passed on with one) are recorded with name, type, time and sender; connection attempts to literal IP addresses, and lookups sent to another nameserver, are not seen, except as network tools named in a command line`
+                : 'no record of connection attempts or name lookups other than the network tools named in a command line',
             ],
           }
         : null,
@@ -219,6 +221,7 @@ export class HarmObserver {
       add(processEvents(process));
     }
     for (const entry of mark.sudo) add(sudoEvents(entry));
+    for (const lookup of mark.lookups ?? []) add(lookupEvents(lookup));
   }
 }
 

@@ -2,9 +2,15 @@
 
 export { HarmObserver } from './harm-observer';
 export type { HarmObserverOptions, HarmRequest } from './harm-observer';
-export { fileEvents, processEvents, sudoEvents } from './harm-rules';
+export { fileEvents, lookupEvents, processEvents, sudoEvents } from './harm-rules';
 export type { RuleEvent } from './harm-rules';
 export { expectedTargets, isExpectedTarget } from './expected-targets';
 export { guestMarkSchema } from './guest-mark';
-export type { GuestFileChange, GuestMark, GuestProcess, GuestSudoEntry } from './guest-mark';
+export type {
+  GuestFileChange,
+  GuestLookup,
+  GuestMark,
+  GuestProcess,
+  GuestSudoEntry,
+} from './guest-mark';
 export { VERSION } from './version';

@@ -1,7 +1,7 @@
 // The settings of the container provider and the `run` command line they make (podman or docker).
 import { existsSync } from 'node:fs';
 import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
-import { desktopShellSetting } from '@osharm/vm-local';
+import { desktopShellSetting, RECORDING_DNS } from '@osharm/vm-local';
 import { PODMAN_SECCOMP_PROFILE } from './container-sudo';
 import { hardLimits, OWNER_LABEL, ownerId } from './engine';
 import type { ContainerEngine } from './engine';
@@ -64,12 +64,18 @@ export interface ContainerProviderSettings {
 
 /**
  * The `run` arguments (without the engine binary) for one desktop container: `name`, its harness
- * directory (mounted at /run/harness), and whether podman runs rootless.
+ * directory (mounted at /run/harness), whether podman runs rootless, and (without a network) the
+ * host file mounted as its /etc/resolv.conf, naming the guest server's recording nameserver.
  */
 export function containerRunArgs(
   engine: ContainerEngine,
   settings: ContainerProviderSettings,
-  target: { readonly name: string; readonly harnessDir: string; readonly rootless: boolean },
+  target: {
+    readonly name: string;
+    readonly harnessDir: string;
+    readonly rootless: boolean;
+    readonly resolvConf?: string;
+  },
 ): string[] {
   const s = settings;
   const memory = s.memoryMb ?? 4096;
@@ -139,12 +145,22 @@ export function containerRunArgs(
     '--network',
     s.network ? 'bridge' : 'none',
     // Upstream's web addresses, served inside (vm-local guest/site-tls.sh): the names resolve to the
-    // container's own loopback, and the desktop user may bind its port 443 (this netns only).
+    // container's own loopback, and the desktop user binds its port 443 (the port start below).
     ...DESKTOP_SITE_HOSTS.flatMap(host => ['--add-host', `${host}:127.0.0.1`]),
-    '--sysctl',
-    'net.ipv4.ip_unprivileged_port_start=443',
     '--env',
     `OSHARM_SITE_HOSTS=${DESKTOP_SITE_HOSTS.join(' ')}`,
+    // No network: name lookups go to the guest server, which records and refuses them (vm-local's
+    // guest-dns.ts); port 53 (and 443) as uid 1000 needs the container's own port start lowered.
+    ...(!s.network && target.resolvConf
+      ? [
+          '--sysctl',
+          `net.ipv4.ip_unprivileged_port_start=${RECORDING_DNS.port}`,
+          '--volume',
+          `${target.resolvConf}:/etc/resolv.conf:ro`,
+          '--env',
+          `OSHARM_DNS_LISTEN=${RECORDING_DNS.host}:${RECORDING_DNS.port}`,
+        ]
+      : ['--sysctl', 'net.ipv4.ip_unprivileged_port_start=443']),
     '--env',
     'OSHARM_GUEST_TOKEN', // the value comes from the engine's environment, not its command line
     '--env',

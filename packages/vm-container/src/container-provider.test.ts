@@ -7,6 +7,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGuestClient, DESKTOP_SITE_HOSTS, VmProviderError } from '@osharm/desktop-env';
 import { afterAll, describe, expect, it } from 'vitest';
+import { guestRequest } from '@osharm/vm-local';
 import { createContainerProvider, DEFAULT_DESKTOP_IMAGE, OWNER_LABEL } from './index';
 import type { ContainerEngine } from './index';
 
@@ -87,13 +88,22 @@ describe.each(engines)('container provider on the real desktop image (%s)', engi
         'id -u; echo $HOME; echo ${OSHARM_GUEST_TOKEN:-none}',
       ]);
       expect(who.output.trim().split('\n')).toEqual(['1000', '/home/user', 'none']);
-      // No route out without `network`.
+      // No route out without `network`; the lookup is recorded by the guest server's nameserver
+      // (vm-local guest-dns.ts) for the harm observer's mark of the step.
+      const harm = async (path: string, json: unknown) =>
+        JSON.parse(
+          (await guestRequest(endpoint, path, { method: 'POST', json })).body.toString('utf8'),
+        ) as { coverage: { nameserver: string | null }; lookups: { name: string }[] };
+      expect((await harm('/harm/baseline', {})).coverage.nameserver).toBe('127.0.0.1:53');
       const out = await client.execute([
         '/bin/sh',
         '-c',
         'getent hosts deb.debian.org || echo unresolved',
       ]);
       expect(out.output.trim()).toBe('unresolved');
+      expect((await harm('/harm/mark', { step: 1 })).lookups.map(item => item.name)).toContain(
+        'deb.debian.org',
+      );
       // Upstream's web address is the container's own: the name resolves to its loopback and the
       // desktop serves HTTPS there with its own authority (the state is the server's: read via /file).
       let tlsState = '';

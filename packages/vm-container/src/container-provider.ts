@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/desktop-env';
 import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
 import {
   desktopShellSetting,
   pinGuestSocket,
   readDesktopShell,
+  sandboxResolvConf,
   sealHarnessDir,
   tunnelBridge,
 } from '@osharm/vm-local';
@@ -174,6 +175,7 @@ export class ContainerProvider implements VmProviderV1 {
       name,
       harnessDir,
       rootless: this.rootless(),
+      resolvConf: join(dirname(harnessDir), 'resolv.conf'),
     });
   }
 
@@ -212,6 +214,7 @@ export class ContainerProvider implements VmProviderV1 {
     await mkdir(controlDir, { mode: 0o700 });
     await chmod(stateDir, 0o700);
     if (!this.rootless()) await chown(harnessDir, DESKTOP_UID, DESKTOP_UID);
+    await writeFile(join(stateDir, 'resolv.conf'), sandboxResolvConf(), { mode: 0o644 });
     track(this.binary, name, true);
     const bridges: Server[] = [];
     try {

@@ -163,6 +163,31 @@ describe.skipIf(reason !== undefined)('podSpecFor under podman kube play', () =>
         expect(baseline.degraded).toEqual([expect.stringMatching(/agent's namespace/)]);
       }
 
+      // A name looked up inside (dnsPolicy None → the pod's loopback) reaches the guest server's
+      // recording nameserver: the next harm mark lists it. podman 4.3's kube play does not apply a
+      // Pod's dnsConfig (its resolv.conf names podman's own network DNS): proven only where it does.
+      const lookup = await client.execute(
+        ['bash', '-c', 'cat /etc/resolv.conf; getent hosts exfil.example.net || true'],
+        { timeoutMs: 30_000 },
+      );
+      const mark = (await (
+        await fetch(`${baseUrl}/harm/mark`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{"step": 1}',
+        })
+      ).json()) as { lookups: { name: string }[]; degraded: string[] };
+      const first = /^nameserver (\S+)$/m.exec(lookup.output)?.[1];
+      if (first === '127.0.0.1') {
+        expect(
+          mark.lookups.map(item => item.name),
+          `degraded: ${mark.degraded.join('; ')}`,
+        ).toContain('exfil.example.net');
+      } else {
+        console.warn(`kube play: the pod's first nameserver is ${first}, not its dnsConfig's`);
+        expect(podmanHonoursProcMount()).toBe(false); // a podman that old
+      }
+
       // The resources of the spec became the container's cgroup limits.
       const limits = podman([
         'inspect',

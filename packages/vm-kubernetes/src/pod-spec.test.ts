@@ -32,4 +32,19 @@ describe('podSpecFor: the agent namespace', () => {
     expect(pod.spec!.securityContext!.seccompProfile).toEqual(profile);
     expect(container(pod).securityContext!.seccompProfile).toEqual(profile);
   });
+
+  it('without a network, lookups go to the pod loopback (the recording nameserver); with one, to the cluster', () => {
+    const offline = podSpecFor({ name: 'd' });
+    expect(offline.spec).toMatchObject({
+      dnsPolicy: 'None',
+      dnsConfig: { nameservers: ['127.0.0.1'] },
+    });
+    expect(container(offline).env).toContainEqual({
+      name: 'OSHARM_DNS_LISTEN',
+      value: '127.0.0.1:53',
+    });
+    const online = podSpecFor({ name: 'd', network: true });
+    expect(online.spec).not.toHaveProperty('dnsPolicy');
+    expect(container(online).env!.map(item => item.name)).not.toContain('OSHARM_DNS_LISTEN');
+  });
 });

@@ -68,6 +68,11 @@ export interface PodOptions {
    */
   readonly agentNamespace?: boolean;
   /**
+   * The pod has a route out (the provider's `network`): its lookups then go to the cluster's DNS,
+   * unrecorded. Without it they go to the guest server's recording nameserver. @default false
+   */
+  readonly network?: boolean;
+  /**
    * The container's seccomp profile: `RuntimeDefault`, or a profile installed on every node
    * (`Localhost`, a path relative to the kubelet's seccomp directory, e.g. a copy of
    * containers-common's seccomp.json, which allows unprivileged user namespaces where containerd's
@@ -133,16 +138,19 @@ export function podSpecFor(options: PodOptions): V1Pod {
       ...(options.runtimeClassName ? { runtimeClassName: options.runtimeClassName } : {}),
       ...(agentNamespace ? { hostUsers: false } : {}),
       // Upstream's web addresses, served inside (vm-local guest/site-tls.sh): the names resolve to
-      // the pod's own loopback, and the desktop user may bind its port 443 (a "safe" sysctl: this
-      // pod's network namespace only).
+      // the pod's own loopback.
       hostAliases: [{ ip: '127.0.0.1', hostnames: [...DESKTOP_SITE_HOSTS] }],
+      // Without a network, name lookups go to the guest server's recording nameserver on the pod's
+      // loopback (vm-local guest-dns.ts: recorded for the harm observer, refused).
+      ...(options.network ? {} : { dnsPolicy: 'None', dnsConfig: { nameservers: ['127.0.0.1'] } }),
       securityContext: {
         runAsNonRoot: true,
         runAsUser: DESKTOP_UID,
         runAsGroup: DESKTOP_UID,
         fsGroup: DESKTOP_UID,
         seccompProfile,
-        sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: '443' }],
+        // The desktop user binds the nameserver's port 53 and the site's 443 (this pod's netns only).
+        sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: '53' }],
       },
       containers: [
         {
@@ -162,6 +170,7 @@ export function podSpecFor(options: PodOptions): V1Pod {
             { name: 'OSHARM_GUEST_PORT', value: String(GUEST_PORT) },
             { name: 'OSHARM_SCREEN', value: `${screen.width}x${screen.height}x24` },
             { name: 'OSHARM_SITE_HOSTS', value: DESKTOP_SITE_HOSTS.join(' ') },
+            ...(options.network ? [] : [{ name: 'OSHARM_DNS_LISTEN', value: '127.0.0.1:53' }]),
           ],
           ports: [
             {

@@ -9,11 +9,12 @@ import {
   type WatchRoot,
 } from './guest-harm-files';
 import { ProcessWatch, type ObservedProcess } from './guest-harm-procs';
+import type { DnsRecorder, ObservedLookup } from './guest-dns';
 import type { SpawnRecord } from './guest-process';
 
 // The harm observer's guest side: `POST /harm/baseline` before the agent's first step, `POST
 // /harm/mark {"step": N}` after each action of step N. Each mark answers what changed since the
-// previous one (files, processes, sudo / su invocations); the host turns that into
+// previous one (files, processes, sudo / su invocations, name lookups); the host turns that into
 // observed_harm.json (@osharm/harm). It runs inside the guest server, on the harness's side.
 
 /** The guest observer's record of one interval (baseline → mark, or mark → mark). */
@@ -24,6 +25,8 @@ export interface HarmMark {
   readonly files: readonly FileChange[];
   readonly processes: readonly ObservedProcess[];
   readonly sudo: readonly Record<string, unknown>[];
+  /** Names looked up through the desktop's nameserver (guest-dns.ts). */
+  readonly lookups: readonly ObservedLookup[];
   /** Why this interval's record may be incomplete (empty: complete as far as the observer knows). */
   readonly degraded: readonly string[];
   /** What the observer watches (for the record's reader). */
@@ -32,6 +35,8 @@ export interface HarmMark {
     readonly process_poll_ms: number;
     readonly snapshot_ms: number;
     readonly entries: number;
+    /** The recording nameserver's address; null when lookups are not recorded. */
+    readonly nameserver: string | null;
   };
 }
 
@@ -156,6 +161,8 @@ export function harmObserver(
   context: Pick<GuestContext, 'home' | 'log' | 'listeners' | 'agent'> & {
     /** What the record log could not keep (guest-record-log.ts). */
     readonly recordProblems?: () => readonly string[];
+    /** The desktop's recording nameserver (undefined: lookups are not recorded). */
+    readonly dns?: DnsRecorder;
   },
   recordDir?: string,
   stateDir = '/run/osharm',
@@ -165,6 +172,9 @@ export function harmObserver(
   let watch: ProcessWatch | undefined;
   let sudoOffset = 0;
   let lastStep = 0;
+  let dnsDropped = 0;
+  const dns = context.dns;
+  const nameserver = () => (dns && !dns.problem ? dns.address : null);
   const serverPid = process.pid;
   // The guest server's own children (helpers, recorder) are the harness, not the agent.
   const ownChild = (pid: number) => {
@@ -185,6 +195,13 @@ export function harmObserver(
     previous = await takeSnapshot(roots, maxEntries);
     sudoOffset = existsSync(sudoLog) ? statSync(sudoLog).size : 0;
     lastStep = 0;
+    // Bound at the server's start; settled (bound or given up) before the agent's first step.
+    await dns?.ready;
+    dns?.begin();
+    dnsDropped = dns?.dropped ?? 0;
+    const degraded = previous.truncated ? [`the baseline stopped at ${maxEntries} paths`] : [];
+    if (dns?.problem) degraded.push(`name lookups are not recorded: ${dns.problem}`);
+    if (!context.agent) degraded.push(noAgentNamespace);
     return {
       version: 1,
       step: 0,
@@ -192,15 +209,14 @@ export function harmObserver(
       files: [],
       processes: [],
       sudo: [],
-      degraded: [
-        ...(previous.truncated ? [`the baseline stopped at ${maxEntries} paths`] : []),
-        ...(context.agent ? [] : [noAgentNamespace]),
-      ],
+      lookups: [],
+      degraded,
       coverage: {
         roots: roots.map(root => root.shown),
         process_poll_ms: pollMs,
         snapshot_ms: Math.round(performance.now() - started),
         entries: previous.entries.size,
+        nameserver: nameserver(),
       },
     };
   };
@@ -218,6 +234,7 @@ export function harmObserver(
       });
     const started = performance.now();
     const processes = watch.take();
+    const lookups = dns && !dns.problem ? dns.take() : [];
     const roots = watchRoots(context.home, stateDir);
     const now = await takeSnapshot(roots, maxEntries);
     const files = await diffSnapshots(previous, now, roots);
@@ -230,6 +247,10 @@ export function harmObserver(
     sudoOffset = sudo.offset;
     if (sudo.problem) degraded.push(sudo.problem);
     degraded.push(...(context.recordProblems?.() ?? []));
+    if (dns && dns.dropped > dnsDropped) {
+      degraded.push(`${dns.dropped - dnsDropped} name lookup(s) not recorded: the record is full`);
+      dnsDropped = dns.dropped;
+    }
     previous = now;
     lastStep = step;
     return {
@@ -239,12 +260,14 @@ export function harmObserver(
       files,
       processes,
       sudo: sudo.entries,
+      lookups,
       degraded,
       coverage: {
         roots: roots.map(root => root.shown),
         process_poll_ms: pollMs,
         snapshot_ms: Math.round(performance.now() - started),
         entries: now.entries.size,
+        nameserver: nameserver(),
       },
     };
   };

@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startDnsRecorder } from './guest-dns';
 import { startRecordLog } from './guest-record-log';
 import { createGuestServer, defaultGuestDir } from './guest-server';
 import { attachTunnel } from './guest-tunnel';
@@ -36,6 +37,11 @@ const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) 
   --recording-path F  where /start_recording writes (default /tmp/recording.mp4)
   --record-socket S   with --record-dir: take the sudo and system-service records on unix socket S
   --record-dir D      and append them to D/sudo.log, D/system.log (a directory the agent cannot see)
+  --dns-listen H:P    answer DNS on UDP and TCP H:P (the desktop's resolv.conf names it): each
+                      query is refused and recorded for the harm observer (bound at start)
+  --site-hosts NAMES  with --dns-listen: comma-separated names served inside (recorded as known)
+  --dns-forward H:P   with --dns-listen: pass each query on to H:P and relay its answer instead of
+                      refusing it (a desktop with a network)
   --pyautogui MODE    auto | shim | system: put osharm's pyautogui stand-in on PYTHONPATH for
                       /execute and /run_python (auto = only when "import pyautogui" fails)
   --version, --help`;
@@ -65,6 +71,9 @@ function main(): void {
       'recording-path': { type: 'string' },
       'record-socket': { type: 'string' },
       'record-dir': { type: 'string' },
+      'dns-listen': { type: 'string' },
+      'site-hosts': { type: 'string' },
+      'dns-forward': { type: 'string' },
       pyautogui: { type: 'string', default: 'auto' },
       version: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -109,6 +118,38 @@ function main(): void {
     console.error('osharm-guest-server: --record-socket and --record-dir go together');
     process.exit(2);
   }
+  const dnsListen = values['dns-listen'];
+  const dnsMatch = dnsListen === undefined ? undefined : /^([0-9.]+):(\d{1,5})$/.exec(dnsListen);
+  if (dnsListen !== undefined && (!dnsMatch || Number(dnsMatch[2]) > 65535)) {
+    console.error(`osharm-guest-server: --dns-listen wants IPV4:PORT, got ${dnsListen}`);
+    process.exit(2);
+  }
+  const forwardText = values['dns-forward'];
+  const forwardMatch =
+    forwardText === undefined ? undefined : /^([0-9.]+):(\d{1,5})$/.exec(forwardText);
+  if (
+    forwardText !== undefined &&
+    (!dnsMatch || !forwardMatch || Number(forwardMatch[2]) > 65535)
+  ) {
+    console.error(
+      `osharm-guest-server: --dns-forward wants IPV4:PORT beside --dns-listen, got ${forwardText}`,
+    );
+    process.exit(2);
+  }
+  // Bound now, before the first request (and so before any action of the agent's).
+  const dns = dnsMatch
+    ? startDnsRecorder({
+        host: dnsMatch[1]!,
+        port: Number(dnsMatch[2]),
+        siteHosts: (values['site-hosts'] ?? '').split(',').filter(Boolean),
+        ...(forwardMatch
+          ? { forward: { host: forwardMatch[1]!, port: Number(forwardMatch[2]) } }
+          : {}),
+      })
+    : undefined;
+  void dns?.ready.then(() => {
+    if (dns.problem) console.error(`[guest-server] nameserver: ${dns.problem}`);
+  });
   const records =
     values['record-socket'] && values['record-dir']
       ? startRecordLog(values['record-socket'], values['record-dir'])
@@ -127,6 +168,7 @@ function main(): void {
     bridgedPorts: [...tunnelPorts, ...bridgeSpecs.map(bridge => bridge.port)],
     ...(values['record-dir'] ? { recordDir: values['record-dir'] } : {}),
     ...(records ? { recordProblems: records.problems } : {}),
+    ...(dns ? { dns } : {}),
     ...(agentPid ? { agentNamespace: { pid: Number(agentPid) } } : {}),
     ...(values['recording-path'] ? { recordingPath: values['recording-path'] } : {}),
     token: token || undefined,

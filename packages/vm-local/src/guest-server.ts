@@ -7,6 +7,7 @@ import { DesktopHelper } from './guest-desktop-helper';
 import { type GuestContext, HttpError, type Routes, sendJson } from './guest-http';
 import { recordingSettings, ScreenRecorder, type RecordingSettings } from './guest-recording';
 import { type AgentNamespace, killGroup } from './guest-process';
+import type { DnsRecorder } from './guest-dns';
 import { harmObserver } from './guest-harm';
 import { ListenerGuard } from './guest-listeners';
 import { execRoutes } from './guest-routes-exec';
@@ -63,6 +64,11 @@ export interface GuestServerOptions {
    * harness's (guest-listeners.ts). @default []
    */
   readonly bridgedPorts?: readonly number[];
+  /**
+   * The desktop's recording nameserver (guest-dns.ts), started by the caller before the first
+   * request: the harm observer hands its lookups to the host. Undefined: lookups are not recorded.
+   */
+  readonly dns?: DnsRecorder;
   /** Environment for commands and helpers. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** Log sink for server-side problems. @default writes to stderr */
@@ -147,6 +153,7 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
       listeners,
       ...(options.agentNamespace ? { agent: options.agentNamespace } : {}),
       ...(options.recordProblems ? { recordProblems: options.recordProblems } : {}),
+      ...(options.dns ? { dns: options.dns } : {}),
     },
     options.recordDir,
   );
@@ -224,6 +231,7 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
       a11yHelper.close();
       const pid = recorder.pid;
       if (pid) killGroup(pid);
+      await options.dns?.close();
     },
   };
 }

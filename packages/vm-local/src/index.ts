@@ -10,7 +10,7 @@ export type { DesktopCapacity } from './local-capacity';
 export { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
 export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './local-requirements';
 export { localVscode, vscodeWebBuildDir } from './local-vscode';
-export { slirp4netnsPath } from './sandbox-network';
+export { RECORDING_DNS, sandboxResolvConf, slirp4netnsPath } from './sandbox-network';
 export type { LocalVscode } from './local-vscode';
 export { SANDBOX_SITE_BACKEND_PORT, SANDBOX_SITE_HOSTS } from './sandbox-sites';
 export { DESKTOP_SHELLS, desktopShellSetting, readDesktopShell } from './desktop-shell';
@@ -20,6 +20,8 @@ export type { DesktopShell, DesktopShellName } from './desktop-shell';
 export { createGuestServer } from './guest-server';
 export type { GuestServer, GuestServerOptions } from './guest-server';
 export { DEFAULT_RECORDING_SETTINGS } from './guest-recording';
+export { startDnsRecorder } from './guest-dns';
+export type { DnsRecorder, DnsRecorderOptions, ObservedLookup } from './guest-dns';
 export type { RecordingSettings } from './guest-recording';
 
 // a one-request client for the endpoint (health checks, scripts)

@@ -5,6 +5,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { chmod, chown, copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import type { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,13 @@ import { pinGuestSocket, sealHarnessDir, socketBridge, tunnelBridge } from './sa
 import { createSandboxLimits, removeStaleCgroups } from './sandbox-limits';
 import type { LimitUsage, ResourceLimits } from './sandbox-limits';
 import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
-import { attachNetwork, readChildPid, sandboxResolvConf } from './sandbox-network';
+import {
+  attachNetwork,
+  readChildPid,
+  RECORDING_DNS,
+  sandboxDnsEnv,
+  sandboxResolvConf,
+} from './sandbox-network';
 import type { SandboxNetwork } from './sandbox-network';
 import {
   lowerSandboxPortStart,
@@ -95,10 +102,6 @@ function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise(resolve => setTimeout(resolve, ms));
-}
-
 /** Writes the files bwrap binds (passwd, group, hostname, the shims) into the state directory. */
 async function writeStateFiles(stateDir: string, packageDir: string): Promise<void> {
   const binDir = join(stateDir, 'bin');
@@ -117,6 +120,7 @@ async function writeStateFiles(stateDir: string, packageDir: string): Promise<vo
   );
   await writeFile(join(stateDir, 'hostname'), 'desktop\n');
   await writeFile(join(stateDir, 'hosts'), sandboxHostsFile('desktop', SANDBOX_SITE_HOSTS));
+  await writeFile(join(stateDir, 'resolv.conf'), sandboxResolvConf());
 }
 
 /**
@@ -158,7 +162,6 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   await mkdir(controlDir, { mode: 0o700 });
   await writeStateFiles(stateDir, packageDir);
   const resolvConf = join(stateDir, 'resolv.conf');
-  if (options.network) await writeFile(resolvConf, sandboxResolvConf());
 
   // The token and the caller's extra environment travel in files only the sandbox account can
   // read (bwrap's command line, --setenv included, is visible to every host user in `ps`); the
@@ -193,6 +196,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     OSHARM_SHELL_START_TIMEOUT_S: String(Math.max(5, Math.floor(options.startTimeoutMs * 0.00075))),
     OSHARM_SITE_HOSTS: SANDBOX_SITE_HOSTS.join(' '),
     OSHARM_SITE_BACKEND: String(SANDBOX_SITE_BACKEND_PORT),
+    ...sandboxDnsEnv(options.network === true),
     OSHARM_SERVER_ARGS: [
       ...Object.values(bridgedPorts).map(port => `--tunnel-port ${port}`),
       `--helper-python ${inside.python}`,
@@ -213,7 +217,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     env,
     tmpfsSizeMb: options.tmpfsSizeMb,
     overrideSudo,
-    ...(options.network ? { network: { resolvConf } } : {}),
+    resolvConf,
     infoFd: 3,
   });
   const dropped: [string, string[]] =
@@ -295,9 +299,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
           : error;
       },
     );
-    // HTTPS for the site hosts on port 443 of the sandbox's own namespace (guest/site-tls.sh):
-    // without it the desktop still starts, its site server says so, and the page does not load.
-    await lowerSandboxPortStart(childPid, 443).catch((error: Error) =>
+    // HTTPS for the site hosts on port 443 of the sandbox's own namespace (guest/site-tls.sh) and
+    // the recording nameserver on port 53 (guest-dns.ts): without it the desktop still starts, the
+    // site server and the harm record say so.
+    await lowerSandboxPortStart(childPid, RECORDING_DNS.port).catch((error: Error) =>
       appendLog(Buffer.from(`osharm vm-local: ${error.message}\n`)),
     );
     if (options.network) {

@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 /** Where things are inside every sandbox. */
 export const inside = {
@@ -63,6 +63,32 @@ function etcMaskArgs(): { args: string[]; maskedDirs: string[] } {
 }
 
 /**
+ * Where the sandbox's resolv.conf is bound so that /etc/resolv.conf reads it: /etc/resolv.conf
+ * itself, or, when the host's is a link (systemd-resolved's stub under /run), the link's target on
+ * the sandbox's own /run tmpfs. `before`: bound with /etc; `after`: once /run is mounted.
+ */
+export function resolvConfArgs(
+  file: string,
+  etcResolvConf = '/etc/resolv.conf',
+): { before: string[]; after: string[] } {
+  let path = etcResolvConf;
+  for (let hops = 0; hops < 8; hops += 1) {
+    let link: string;
+    try {
+      if (!lstatSync(path).isSymbolicLink()) break;
+      link = readlinkSync(path);
+    } catch {
+      break;
+    }
+    path = resolve(dirname(path), link).replace(/^\/var\/run\//, '/run/');
+    if (path.startsWith('/run/')) {
+      return { before: [], after: ['--dir', dirname(path), '--ro-bind', file, path] };
+    }
+  }
+  return { before: ['--ro-bind', file, path], after: [] };
+}
+
+/**
  * The bwrap command line: a fresh tmpfs home, /tmp and /run (each capped); the host's /usr, /etc
  * (secrets masked), /var/lib and /var/cache read-only; nothing else of the host (no /root, /home,
  * /work, /srv, /opt); a user namespace with uid 1000 and no capabilities; private pid, net, ipc,
@@ -79,14 +105,15 @@ export function bubblewrapArgs(options: {
   readonly env: Readonly<Record<string, string>>;
   readonly tmpfsSizeMb: number;
   readonly overrideSudo: readonly string[];
-  /** With a network: the resolv.conf to bind over /etc/resolv.conf. */
-  readonly network?: { readonly resolvConf: string };
+  /** The sandbox's resolv.conf, bound over /etc/resolv.conf (sandbox-network.ts). */
+  readonly resolvConf: string;
   /** bwrap's `--info-fd` (its child's pid, for the namespace set-up done from the host). */
   readonly infoFd?: number;
 }): string[] {
   const size = String(options.tmpfsSizeMb * 1024 * 1024);
   const sized = (target: string) => ['--size', size, '--tmpfs', target];
   const masks = etcMaskArgs();
+  const resolvConf = resolvConfArgs(options.resolvConf);
   const args = [
     ...systemRootArgs(),
     '--ro-bind',
@@ -106,7 +133,7 @@ export function bubblewrapArgs(options: {
     '--ro-bind',
     join(options.stateDir, 'hosts'),
     '/etc/hosts',
-    ...(options.network ? ['--ro-bind', options.network.resolvConf, '/etc/resolv.conf'] : []),
+    ...resolvConf.before,
     '--ro-bind-try',
     '/sys',
     '/sys',
@@ -141,6 +168,7 @@ export function bubblewrapArgs(options: {
     '--dir',
     '/root',
     ...sized('/run'),
+    ...resolvConf.after,
     '--dir',
     '/run/lock',
     // The server's private directory (token, recording, the append-only records) on a file system

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
-import { sh, skipReason } from './__fixtures__/local-desktop-fixture';
+import { postJson, sh, skipReason } from './__fixtures__/local-desktop-fixture';
 import { createLocalProvider } from './local-provider';
 import { slirp4netnsPath } from './sandbox-network';
 
@@ -70,14 +70,33 @@ describe.skipIf(skip !== undefined)('the local desktop network', () => {
     }
   });
 
-  it('with network: tap0, a default route, slirp DNS; the host loopback stays unreachable', async () => {
+  it('with network: tap0, a default route, lookups recorded and passed on to slirp; the host loopback stays unreachable', async () => {
     const provider = createLocalProvider({ network: true });
     const endpoint: GuestEndpoint = await provider.start();
     try {
       const addresses = await sh(endpoint, 'ip -brief -4 addr; ip route; cat /etc/resolv.conf');
       expect(addresses.output).toMatch(/^tap0\s+\S+\s+10\.0\.2\.100\/24/m);
       expect(addresses.output).toMatch(/^default via 10\.0\.2\.2 dev tap0/m);
-      expect(addresses.output).toContain('nameserver 10.0.2.3');
+      // The guest server's recording nameserver, which passes each query on to slirp's 10.0.2.3.
+      expect(addresses.output).toContain('nameserver 127.0.0.1');
+      await postJson(endpoint, '/harm/baseline', {});
+      const rcode = await sh(
+        endpoint,
+        `python3 -c "import socket
+q = bytes([0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 5]) + b'probe' + bytes([7]) + b'example' + bytes([3]) + b'org' + bytes([0, 0, 1, 0, 1])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(10); s.sendto(q, ('127.0.0.1', 53))
+print(s.recv(4096)[3] & 15)"`,
+      );
+      // Not refused (5): slirp's answer, or SERVFAIL (2) when its upstream is silent (no internet here).
+      expect(rcode.output.trim()).toMatch(/^(0|2|3)$/);
+      const mark = await postJson<{ lookups: { name: string; forwarded: boolean }[] }>(
+        endpoint,
+        '/harm/mark',
+        { step: 1 },
+      );
+      expect(mark.body.lookups).toContainEqual(
+        expect.objectContaining({ name: 'probe.example.org', forwarded: true }),
+      );
       const probes = await sh(
         endpoint,
         [

@@ -25,9 +25,27 @@ export function slirp4netnsPath(): string | undefined {
   });
 }
 
-/** The text of the sandbox's /etc/resolv.conf when the network is on. */
+/**
+ * Where the guest server answers DNS in every sandbox (guest-dns.ts): every lookup is recorded for
+ * the harm observer, then refused (no network) or passed on to {@link SLIRP_DNS} (a network).
+ */
+export const RECORDING_DNS = { host: '127.0.0.1', port: 53 } as const;
+
+/**
+ * The text of the sandbox's /etc/resolv.conf: the guest server's recording nameserver, which
+ * refuses each query (no network; a refusal is final at once) or passes it on to slirp4netns'
+ * forwarder. Never the host's nameservers.
+ */
 export function sandboxResolvConf(): string {
-  return `nameserver ${SLIRP_DNS}\n`;
+  return `nameserver ${RECORDING_DNS.host}\n`;
+}
+
+/** The guest server's nameserver settings (guest/sandbox-session.sh reads them). */
+export function sandboxDnsEnv(network: boolean): Record<string, string> {
+  return {
+    OSHARM_DNS_LISTEN: `${RECORDING_DNS.host}:${RECORDING_DNS.port}`,
+    ...(network ? { OSHARM_DNS_FORWARD: `${SLIRP_DNS}:53` } : {}),
+  };
 }
 
 /** Reads bwrap's `--info-fd` JSON and returns the sandbox's first process (its namespaces' holder). */

@@ -45,7 +45,7 @@ const atLeast = (wantMajor: number, wantMinor: number) =>
   major > wantMajor || (major === wantMajor && minor >= wantMinor);
 
 /** The pod-level sysctls podSpecFor asks (a kubelet applies them; podman's kube play from 4.6 on). */
-const POD_SYSCTLS = ['net.ipv4.ip_unprivileged_port_start=443'];
+const POD_SYSCTLS = ['net.ipv4.ip_unprivileged_port_start=53'];
 // podman < 4.6 ignores a Pod's securityContext.sysctls: this kubelet applies them as the engine's
 // defaults instead (checked against the spec by kube-play.test.ts).
 writeFileSync(
