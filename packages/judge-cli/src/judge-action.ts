@@ -7,7 +7,6 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import {
   batchResultsPath,
-  createJudgeModel,
   discoverTrajectories,
   endpointOrigin,
   withEndpoint,
@@ -27,7 +26,13 @@ import {
   redactSecrets,
   relativePathsIn,
 } from '@osharm/task-schema/artifacts';
-import { checkModelAtStart, ModelError, startCheckDay, toModelError } from '@osharm/models';
+import {
+  checkModelAtStart,
+  createModel,
+  ModelError,
+  startCheckDay,
+  toModelError,
+} from '@osharm/models';
 import { UpstreamError } from '@osharm/upstream';
 import type { BatchJudgeFlags } from './command';
 import { ExitCode, type BatchJudgeIo } from './io';
@@ -218,11 +223,11 @@ export async function judgeCommandAction(
   }
   // Each model carries its endpoint's origin (provenance; one connection limiter per endpoint).
   const model = withEndpoint(
-    createJudgeModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env)),
+    createModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env)),
     { endpoint: endpointOrigin(judgeEndpoint) },
   );
   const captioner = withEndpoint(
-    createJudgeModel(captionerModel, endpointRouting(captionerEndpoint, io.env)),
+    createModel(captionerModel, endpointRouting(captionerEndpoint, io.env)),
     { endpoint: endpointOrigin(captionerEndpoint) },
   );
   const images: ImageOptions | undefined =

@@ -12,7 +12,7 @@ import {
 import { type JudgeType, type ObservationType } from '@osharm/task-schema';
 import { judgmentSchema } from '@osharm/task-schema/artifacts';
 import { createCaptioner } from './captioner';
-import { createJudgeModel } from './create-judge-model';
+import { createModel } from '@osharm/models';
 import { JudgeOutputError, JudgeSettingError } from './judge-errors';
 import { judgeTrajectory } from './judge-trajectory';
 import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
@@ -41,7 +41,7 @@ const routing = () => ({
   openai: { baseURL: server.openaiBaseUrl, apiKey: 'test-key-openai', maxRetries: 0 },
   anthropic: { baseURL: server.anthropicBaseUrl, apiKey: 'test-key-anthropic', maxRetries: 0 },
 });
-const model = (name: string) => createJudgeModel(name, routing());
+const model = (name: string) => createModel(name, routing());
 const captioner = () => createCaptioner({ model: model('gpt-4o-2024-11-20') });
 /** Answers caption calls with text and judge calls with the verdict. */
 const defaultScript = (call: ModelCall): ScriptedReply =>
@@ -271,7 +271,7 @@ describe('judgeTrajectory', () => {
     async mode => {
       script = defaultScript;
       const dir = await fixture();
-      const judge = createJudgeModel('gpt-4.1', {
+      const judge = createModel('gpt-4.1', {
         openai: { ...routing().openai, structuredOutput: mode },
       });
       const start = server.calls.length;
@@ -326,7 +326,7 @@ describe('judgeTrajectory', () => {
 
   it('reports a missing API key clearly, before any call', async () => {
     const dir = await fixture();
-    const judge = createJudgeModel('gpt-4.1', { openai: { env: {} } });
+    const judge = createModel('gpt-4.1', { openai: { env: {} } });
     const error = await judgeTrajectory({ dir, judgeType: 'a11y_tree', model: judge }).catch(
       (caught: unknown) => caught,
     );
