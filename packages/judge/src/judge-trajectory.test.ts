@@ -120,7 +120,7 @@ describe('judgeTrajectory', () => {
       // gpt-4.1 and gpt-4o-2024-11-20 have an end of life in openai 7.57.0's data
       judge_model_lifecycle: expect.objectContaining({ end_of_life: '2027-01-14' }),
       captioner_lifecycle: expect.objectContaining({ end_of_life: '2027-01-14' }),
-      // models built without an endpoint (createJudgeModel with routing): origin unknown
+      // models built without an endpoint (createModel with routing): origin unknown
       judge_endpoint: null,
       captioner_endpoint: null,
       // aer reads the final screenshot, which is there
