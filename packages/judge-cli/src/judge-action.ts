@@ -202,6 +202,11 @@ export async function judgeCommandAction(
     ...(judgeTypeNeedsCaptions(flags.judgeType) ? [captionerEndpoint] : []),
   ];
   for (const each of endpoints) {
+    // The router sends a Gemini name to Gemini, which serves only native computer use here.
+    if (each.vendor === 'gemini')
+      usage(
+        `--${each.role}-model ${each.model}: Gemini models run only as native computer-use agents (osharm run --agent native), not as the ${each.role}`,
+      );
     const missing = missingCredentials(each, io.env);
     if (missing)
       usage(
@@ -226,10 +231,12 @@ export async function judgeCommandAction(
     createModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env)),
     { endpoint: endpointOrigin(judgeEndpoint) },
   );
-  const captioner = withEndpoint(
-    createModel(captionerModel, endpointRouting(captionerEndpoint, io.env)),
-    { endpoint: endpointOrigin(captionerEndpoint) },
-  );
+  // Made only for the judge types that caption (a captioner name is otherwise never called).
+  const captioner = judgeTypeNeedsCaptions(flags.judgeType)
+    ? withEndpoint(createModel(captionerModel, endpointRouting(captionerEndpoint, io.env)), {
+        endpoint: endpointOrigin(captionerEndpoint),
+      })
+    : undefined;
   const images: ImageOptions | undefined =
     flags.maxImageSide === undefined && flags.imageFormat === undefined
       ? undefined
@@ -278,7 +285,7 @@ export async function judgeCommandAction(
       promptVersion: flags.sysPromptVersion,
       observationType: flags.observationType,
       model,
-      captioner,
+      ...(captioner && { captioner }),
       concurrency: maxConnections,
       maxConnections,
       force: flags.force === true,
