@@ -334,6 +334,19 @@ describe('judgeTrajectory', () => {
     expect((error as Error).message).toContain('set OPENAI_API_KEY');
   });
 
+  it('refuses a model name no chat adapter serves (Gemini: native computer use only) as a setting error', async () => {
+    const dir = await fixture();
+    const error = await judgeTrajectory({
+      dir,
+      judgeType: 'a11y_tree',
+      model: 'gemini-2.5-pro',
+    }).catch((caught: unknown) => caught);
+    expect(JudgeSettingError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /Gemini models run only as native computer-use agents/,
+    );
+  });
+
   it('honours an abort signal', async () => {
     script = () => ({ hang: true });
     const dir = await fixture();

@@ -6,6 +6,7 @@ import {
   type ModelEndpoint,
   type ModelV1,
 } from '@osharm/models';
+import { judgeModelError } from './judge-call';
 
 /** The public API each vendor's SDK calls when no base URL is set. */
 const VENDOR_ORIGINS: Readonly<Record<ModelEndpoint['vendor'], string>> = {
@@ -40,7 +41,14 @@ export function createEndpointModel(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ModelV1 {
   const endpoint = resolveEndpoint({ role, model: name, env });
-  return withEndpoint(createModel(name, endpointRouting(endpoint, env)), {
+  let model: ModelV1;
+  try {
+    model = createModel(name, endpointRouting(endpoint, env));
+  } catch (error) {
+    // A name no adapter serves (a Gemini model: native computer use only) is a setting error.
+    throw judgeModelError(error);
+  }
+  return withEndpoint(model, {
     endpoint: endpointOrigin(endpoint),
   });
 }
