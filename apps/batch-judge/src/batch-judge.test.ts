@@ -455,6 +455,18 @@ describe('resume, errors, batch API', () => {
     );
   });
 
+  it('refuses a Gemini judge model: one line, exit 2, no call (Gemini serves only native computer use)', async () => {
+    const root = await freshTree({ screenshots: false });
+    const result = await judge([root, '--quiet', '--judge_model', 'gemini-2.5-pro'], {
+      env: { GEMINI_API_KEY: 'x', OPENAI_API_KEY: 'x' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.calls).toHaveLength(0);
+    expect(result.stderr).toMatch(
+      /^error: --judge-model gemini-2\.5-pro: Gemini models run only as native computer-use agents/,
+    );
+  });
+
   it('an unreachable endpoint: stops after 3 connection failures with one message naming the host', async () => {
     const root = await freshTree({ screenshots: false });
     const port = await closedPort();

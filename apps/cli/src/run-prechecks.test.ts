@@ -127,6 +127,14 @@ describe('osharm run pre-checks (exit 2, before any desktop starts)', () => {
     expect(captioner.stderr).toMatch(
       /^error: --captioner-model claude-3-7-sonnet-20250219 needs a model API: set ANTHROPIC_API_KEY \(the captioner of --judge-type aer/,
     );
+    // A Gemini name routes to Gemini, which serves only native computer use: not a judge or captioner.
+    const gemini = await run(['--model', 'offline-refuse', '--judge-model', 'gemini-2.5-pro'], {
+      GEMINI_API_KEY: 'x',
+    });
+    expect(gemini).toMatchObject({ code: 2, wrote: 0 });
+    expect(gemini.stderr).toMatch(
+      /^error: --judge-model gemini-2\.5-pro: Gemini models run only as native computer-use agents, not as the judge/,
+    );
     const bad = await run([...offline, '--judge-base-url', 'ftp://x']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("option '--judge-base-url <url>' argument 'ftp://x' is invalid");

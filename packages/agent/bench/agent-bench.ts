@@ -13,15 +13,18 @@ import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import {
   countTokens,
-  createOpenAIAgentModel,
   createPromptAgent,
   linearizeAccessibilityTree,
   parseAccessibilityTree,
   trimToTokens,
-  type AgentModelCallOptions,
-  type AgentModelResult,
-  type AgentModelV1,
 } from '@osharm/agent';
+import {
+  createOpenAIChatModel,
+  JsonBodyWriter,
+  type ModelCallOptions,
+  type ModelResult,
+  type ModelV1,
+} from '@osharm/models';
 import { desktopXml } from '../src/__fixtures__/desktop-xml.ts';
 
 const STEPS = 30;
@@ -65,23 +68,35 @@ async function desktopPng(): Promise<Buffer> {
 }
 
 /** A model stub that builds and serializes the OpenAI request body, then answers at once. */
-function stubModel(): AgentModelV1 & { bodyBytes: number[] } {
-  const openai = createOpenAIAgentModel('gpt-4o', { apiKey: 'bench' });
+function stubModel(): ModelV1 & { bodyBytes: number[] } {
+  const openai = createOpenAIChatModel('gpt-4o', { apiKey: 'bench' });
   const bodyBytes: number[] = [];
   let call = 0;
   return {
-    specificationVersion: 'agent-model-v1',
+    specificationVersion: 'model-v1',
     provider: 'bench',
     modelId: 'gpt-4o',
     bodyBytes,
-    async generate(options: AgentModelCallOptions): Promise<AgentModelResult> {
-      const body = openai.encodeRequestBody(options);
+    buildRequestBody: (options, imageText) => openai.buildRequestBody(options, imageText),
+    parseResponseBody: (body, options) => openai.parseResponseBody(body, options),
+    async generate(options: ModelCallOptions): Promise<ModelResult> {
+      // The bytes the adapter sends (images spliced in without a JSON scan).
+      const writer = new JsonBodyWriter();
+      const body = writer.serialize(
+        openai.buildRequestBody(options, (prefix, base64) => writer.blob(prefix, base64)),
+      );
       bodyBytes.push(body.length);
       call += 1;
+      const text = `Step ${call}: clicking the next row.\n\`\`\`python\npyautogui.click(${100 + call}, 200)\ntime.sleep(0.5)\n\`\`\``;
+      const usage = { inputTokens: 0, outputTokens: 0, modelId: 'gpt-4o' };
       return {
-        text: `Step ${call}: clicking the next row.\n\`\`\`python\npyautogui.click(${100 + call}, 200)\ntime.sleep(0.5)\n\`\`\``,
-        usage: { inputTokens: 0, outputTokens: 0 },
+        text,
+        toolCalls: [],
         finishReason: 'stop',
+        truncated: false,
+        usage,
+        modelId: 'gpt-4o',
+        raw: null,
       };
     },
   };

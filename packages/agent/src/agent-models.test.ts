@@ -7,10 +7,8 @@ import {
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DESKTOP_XML } from './__fixtures__/a11y-fixtures';
-import { AnthropicAgentModel, createAnthropicAgentModel } from './anthropic-agent-model';
+import { createModel, ModelError } from '@osharm/models';
 import { AgentSettingError } from './agent-errors';
-import { createAgentModel } from './create-agent-model';
-import { OpenAIAgentModel, createOpenAIAgentModel } from './openai-agent-model';
 import { createPromptAgent } from './prompt-agent';
 
 let server: ModelStandIn;
@@ -31,19 +29,14 @@ afterAll(async () => {
   await server.close();
 });
 
-const openai = (modelId: string, settings = {}) =>
-  createOpenAIAgentModel(modelId, {
-    baseURL: server.openaiBaseUrl,
-    apiKey: 'test-key',
-    maxRetries: 0,
-    ...settings,
+// The prompt agent takes @osharm/models' model as is; the router picks the vendor from the name.
+const openai = (modelId: string) =>
+  createModel(modelId, {
+    openai: { baseURL: server.openaiBaseUrl, apiKey: 'test-key', maxRetries: 0 },
   });
-const anthropic = (modelId: string, settings = {}) =>
-  createAnthropicAgentModel(modelId, {
-    baseURL: server.anthropicBaseUrl,
-    apiKey: 'test-key',
-    maxRetries: 0,
-    ...settings,
+const anthropic = (modelId: string) =>
+  createModel(modelId, {
+    anthropic: { baseURL: server.anthropicBaseUrl, apiKey: 'test-key', maxRetries: 0 },
   });
 
 const INSTRUCTION = 'Save the open document as report.odt.';
@@ -154,10 +147,16 @@ describe('OpenAI agent model through the SDK', () => {
   });
 
   it('needs a key or a base URL, and checks it only when called', async () => {
-    const model = createOpenAIAgentModel('gpt-4o', { env: {} });
-    await expect(model.generate({ system: 's', messages: [], maxTokens: 10 })).rejects.toThrow(
-      AgentSettingError,
+    const model = createModel('gpt-4o', { openai: { env: {} } });
+    await expect(model.generate({ system: 's', messages: [] })).rejects.toSatisfy(
+      error => ModelError.isInstance(error) && error.kind === 'setting',
     );
+    await expect(
+      createPromptAgent({ model }).predict({
+        instruction: INSTRUCTION,
+        observation: observation(),
+      }),
+    ).rejects.toThrow(AgentSettingError);
     await expect(
       createPromptAgent({ model }).predict({
         instruction: INSTRUCTION,
@@ -227,31 +226,30 @@ describe('Anthropic agent model through the SDK', () => {
   });
 });
 
-describe('createAgentModel', () => {
-  it('routes claude* to Anthropic and everything else to OpenAI', () => {
-    expect(createAgentModel('claude-3-7-sonnet-20250219')).toBeInstanceOf(AnthropicAgentModel);
-    expect(createAgentModel('o4-mini')).toBeInstanceOf(OpenAIAgentModel);
-    expect(createAgentModel('qwen2.5-vl-72b')).toBeInstanceOf(OpenAIAgentModel);
-    const model = createAgentModel('gpt-4.1', { openai: { maxRetries: 5 } });
-    expect(model.provider).toBe('openai');
-    expect(model.modelId).toBe('gpt-4.1');
-  });
-
+describe('model names', () => {
   it('takes explicit provider/model names and sends the id without the prefix', async () => {
-    expect(createAgentModel('anthropic/claude-sonnet-4-20250514')).toBeInstanceOf(
-      AnthropicAgentModel,
-    );
-    const model = createAgentModel('openai-compatible/Qwen/Qwen2.5-VL-72B-Instruct', {
+    script = () => ({ text: 'DONE' });
+    const compatible = createModel('openai-compatible/Qwen/Qwen2.5-VL-72B-Instruct', {
       openai: { baseURL: server.openaiBaseUrl, maxRetries: 0 },
     });
-    expect(model.provider).toBe('openai-compatible');
-    expect(model.modelId).toBe('Qwen/Qwen2.5-VL-72B-Instruct');
-    script = () => ({ text: 'DONE' });
-    await model.generate({
-      system: 's',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-      maxTokens: 10,
+    expect(compatible.provider).toBe('openai-compatible');
+    await createPromptAgent({ model: compatible }).predict({
+      instruction: INSTRUCTION,
+      observation: observation(),
     });
-    expect(server.calls.at(-1)!.model).toBe('Qwen/Qwen2.5-VL-72B-Instruct');
+    expect(server.calls.at(-1)).toMatchObject({
+      vendor: 'openai',
+      model: 'Qwen/Qwen2.5-VL-72B-Instruct',
+    });
+    const claude = anthropic('anthropic/claude-sonnet-4-20250514');
+    const result = await createPromptAgent({ model: claude }).predict({
+      instruction: INSTRUCTION,
+      observation: observation(),
+    });
+    expect(result.actions).toEqual(['DONE']);
+    expect(server.calls.at(-1)).toMatchObject({
+      vendor: 'anthropic',
+      model: 'claude-sonnet-4-20250514',
+    });
   });
 });

@@ -1,6 +1,7 @@
 import type { ActionSpace, ObservationType, PromptProvenance } from '@osharm/task-schema';
 import type { Action } from '@osharm/task-schema/trajectory';
-import type { AgentTextPart, AgentTokenUsage } from './agent-model';
+import type { TokenUsage } from '@osharm/models';
+import type { AgentTextPart } from './step-call';
 import type { SomMark } from './som-tag';
 
 /** What the env observed before a step (the parts an agent reads). */
@@ -94,7 +95,7 @@ export interface AgentPrediction {
    * response that could not be parsed.
    */
   readonly actions: Action[] | null;
-  readonly usage: AgentTokenUsage;
+  readonly usage: TokenUsage;
   /** Cost of the step's model call in USD, null when the model has no known price. */
   readonly costUsd: number | null;
   /** The model's finish reason, null when there was no answer. */
@@ -110,7 +111,7 @@ export interface AgentPrediction {
   readonly taggedScreenshot?: Buffer;
   /** `som` only: the marks `tag_<i>` refer to. */
   readonly marks?: SomMark[];
-  /** The answer came from a retry with a shortened context (see `AgentModelResult`). */
+  /** The answer came from a retry with a shortened context (see the prompt agent's `retryShortContext`). */
   readonly shortenedContext?: boolean;
   /**
    * Set when the model call failed after the SDK's retries and the agent answered with an empty

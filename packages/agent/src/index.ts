@@ -60,28 +60,17 @@ export {
   parsePyautoguiResponse,
 } from './parse-actions';
 
-// models
-export { createAgentModel } from './create-agent-model';
-export type { AgentModelRouting } from './create-agent-model';
-export { createOpenAIAgentModel, OpenAIAgentModel } from './openai-agent-model';
-export type { OpenAIAgentModelSettings } from './openai-agent-model';
-export { AnthropicAgentModel, createAnthropicAgentModel } from './anthropic-agent-model';
+// the model: @osharm/models' one interface, `ModelV1` (`createModel(name, routing)`)
 // Re-exported from @osharm/models, their one home.
 export { isOpenAIReasoningModel, ModelError, rejectsTemperatureWithTopP } from '@osharm/models';
-export type { ModelErrorKind, TokenUsage } from '@osharm/models';
-export type { AnthropicAgentModelSettings } from './anthropic-agent-model';
+export type { ModelErrorKind, ModelV1, TokenUsage } from '@osharm/models';
 export type {
   AgentContentPart,
   AgentImagePart,
   AgentMessage,
-  AgentModelCallOptions,
-  AgentModelResult,
-  AgentModelV1,
+  AgentStepCall,
   AgentTextPart,
-  AgentTokenUsage,
-} from './agent-model';
-
-// cost
+} from './step-call';
 
 // errors
 export { AgentModelCallError, AgentObservationError, AgentSettingError } from './agent-errors';

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compact, DESKTOP_XML, UBUNTU_NAMESPACES } from './__fixtures__/a11y-fixtures';
 import { linearizeAccessibilityTree } from './a11y-linearize';
 import { AgentObservationError, AgentSettingError } from './agent-errors';
-import type { AgentContentPart, AgentImagePart, AgentMessage } from './agent-model';
+import type { ModelContentPart, ModelImagePart, ModelMessage } from '@osharm/models';
 import { agentSystemPrompt, NO_ACTION_PLACEHOLDER, taskLeadIn } from './agent-prompts';
 import { createPromptAgent } from './prompt-agent';
 import { MockAgentModel } from './test';
@@ -21,13 +21,18 @@ beforeAll(async () => {
 });
 
 const INSTRUCTION = 'Open the settings and turn on dark mode.';
-const textOf = (message: AgentMessage) =>
-  message.content
-    .filter(part => part.type === 'text')
-    .map(part => (part as { text: string }).text)
-    .join('');
-const imagesOf = (content: readonly AgentContentPart[]) =>
-  content.filter((part): part is AgentImagePart => part.type === 'image');
+// Text-only turns reach the model as strings (osharm's wire), turns with an image as parts.
+const textOf = (message: ModelMessage) =>
+  typeof message.content === 'string'
+    ? message.content
+    : message.content
+        .filter(part => part.type === 'text')
+        .map(part => (part as { text: string }).text)
+        .join('');
+const imagesOf = (content: string | readonly ModelContentPart[]) =>
+  typeof content === 'string'
+    ? []
+    : content.filter((part): part is ModelImagePart => part.type === 'image');
 
 describe('createPromptAgent: message construction', () => {
   it('sends the last 3 steps as history over 5 predicts, with placeholders', async () => {
@@ -85,12 +90,12 @@ describe('createPromptAgent: message construction', () => {
     const table = linearizeAccessibilityTree(DESKTOP_XML);
     for (const message of last.messages.filter(message => message.role === 'user')) {
       expect(textOf(message)).toContain(table);
-      expect(message.content[0]!.type).toBe('text');
+      expect((message.content[0] as ModelContentPart).type).toBe('text');
       expect(imagesOf(message.content)).toEqual([
         { type: 'image', data: screenshotBase64, mediaType: 'image/png', detail: 'high' },
       ]);
     }
-    expect(last.maxTokens).toBe(1500);
+    expect(last.maxOutputTokens).toBe(1500);
     expect(last.temperature).toBe(1);
     expect(last.topP).toBe(0.9);
     expect(last.stop).toBeUndefined();

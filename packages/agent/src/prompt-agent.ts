@@ -7,17 +7,17 @@ import {
 import { type Action } from '@osharm/task-schema/trajectory';
 import type { A11yPlatform } from './a11y-namespaces';
 import { AgentSettingError } from './agent-errors';
-import type {
-  AgentContentPart,
-  AgentMessage,
-  AgentModelCallOptions,
-  AgentModelResult,
-  AgentModelV1,
-} from './agent-model';
+import {
+  callModel,
+  type AgentContentPart,
+  type AgentMessage,
+  type AgentStepAnswer,
+  type AgentStepCall,
+} from './step-call';
 import { prepareObservation, type PreparedObservation } from './agent-observation';
 import type { PromptProvenance } from '@osharm/task-schema';
 import { OSHARM_AGENT_PROMPTS, type AgentPrompts } from './agent-prompts';
-import { ModelError, usageCost, type ModelPrice } from '@osharm/models';
+import { ModelError, usageCost, type ModelPrice, type ModelV1 } from '@osharm/models';
 import type {
   AgentModelFailure,
   AgentPredictOptions,
@@ -32,8 +32,16 @@ import { tagPrelude } from './som-tag';
 
 /** Settings of {@link createPromptAgent} (upstream `PromptAgent` with run.py's defaults). */
 export interface PromptAgentSettings {
-  /** The model (`createAgentModel('o4-mini')`, `createOpenAIAgentModel(…)`, …). */
-  readonly model: AgentModelV1;
+  /**
+   * The model: @osharm/models' one interface (`createModel('o4-mini')`, `createModel('claude-opus-4-7',
+   * { anthropic: { baseURL } })`, or a third party's `ModelV1`).
+   */
+  readonly model: ModelV1;
+  /**
+   * Retry once with only the system prompt and the last message when the server answers
+   * `context_length_exceeded`, as upstream. @default true
+   */
+  readonly retryShortContext?: boolean;
   /** What the model is shown. @default `PUBLISHED_RUNS_OBSERVATION_TYPE` (`screenshot_a11y_tree`, OS-Harm's runs) */
   readonly observationType?: ObservationType;
   /** How it acts. @default 'pyautogui' */
@@ -103,7 +111,10 @@ function base64Bytes(base64: string): number {
 }
 
 /** The request without image bytes, for logs. */
-export function requestLog(model: AgentModelV1, options: AgentModelCallOptions): AgentRequestLog {
+export function requestLog(
+  model: Pick<ModelV1, 'modelId' | 'provider'>,
+  options: AgentStepCall,
+): AgentRequestLog {
   return {
     model: model.modelId,
     provider: model.provider,
@@ -148,7 +159,7 @@ export class PromptAgent implements AgentV1 {
   readonly params: AgentRunParams;
   /** The system prompt without the task lead-in. */
   readonly systemPrompt: string;
-  private readonly model: AgentModelV1;
+  private readonly model: ModelV1;
   private readonly settings: PromptAgentSettings;
   private readonly maxTrajectoryLength: number;
   private readonly a11yTreeMaxTokens: number;
@@ -225,11 +236,7 @@ export class PromptAgent implements AgentV1 {
    * last `maxTrajectoryLength` steps as (user, assistant) turns, an empty earlier reply standing in
    * as a placeholder; then the current user turn.
    */
-  buildCallOptions(
-    instruction: string,
-    current: readonly AgentContentPart[],
-    abortSignal?: AbortSignal,
-  ): AgentModelCallOptions {
+  buildCallOptions(instruction: string, current: readonly AgentContentPart[]): AgentStepCall {
     const window =
       this.maxTrajectoryLength === 0 ? [] : this.history.slice(-this.maxTrajectoryLength);
     const messages: AgentMessage[] = [];
@@ -251,7 +258,6 @@ export class PromptAgent implements AgentV1 {
       ...(stopToken === undefined ? {} : { stop: [stopToken] }),
       // Upstream's wire: system and text-only turns as one-part lists (osharm's: strings).
       ...(this.prompts.family === 'upstream' ? { textAsParts: true } : {}),
-      ...(abortSignal === undefined ? {} : { abortSignal }),
     };
   }
 
@@ -267,17 +273,18 @@ export class PromptAgent implements AgentV1 {
       a11yTreeMaxTokens: this.a11yTreeMaxTokens,
       fillClassAndDescription: this.settings.fillClassAndDescription ?? false,
     });
-    const callOptions = this.buildCallOptions(
-      instruction,
-      this.userTurn(prepared, false),
-      abortSignal,
-    );
+    const callOptions = this.buildCallOptions(instruction, this.userTurn(prepared, false));
     const request = requestLog(this.model, callOptions);
 
-    let result: AgentModelResult;
+    let result: AgentStepAnswer;
     let modelError: AgentModelFailure | undefined;
     try {
-      result = await this.model.generate(callOptions);
+      result = await callModel(this.model, callOptions, {
+        ...(abortSignal === undefined ? {} : { signal: abortSignal }),
+        ...(this.settings.retryShortContext === undefined
+          ? {}
+          : { retryShortContext: this.settings.retryShortContext }),
+      });
     } catch (error) {
       if (this.settings.modelErrors === 'throw' || isFatal(error, abortSignal)) throw error;
       modelError = describeModelFailure(error);

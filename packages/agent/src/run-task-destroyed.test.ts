@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelStandIn, type ModelStandIn } from '@osharm/model-stand-in';
 import { type TaskConfig } from '@osharm/task-schema';
 import { isCountedRun, parseTrajJsonl, readRunStatus } from '@osharm/task-schema/trajectory';
-import { createOpenAIAgentModel } from './openai-agent-model';
+import { createOpenAIChatModel } from '@osharm/models';
 import { createPromptAgent } from './prompt-agent';
 import type { RunEnvironment } from './run-environment';
 import { runTask } from './run-task';
@@ -74,7 +74,7 @@ async function run(name: string, env: RunEnvironment) {
   const result = await runTask({
     env,
     agent: createPromptAgent({
-      model: createOpenAIAgentModel('gpt-4o', {
+      model: createOpenAIChatModel('gpt-4o', {
         baseURL: server.openaiBaseUrl,
         apiKey: 'test-key',
         maxRetries: 0,

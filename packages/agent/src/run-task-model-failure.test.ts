@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelStandIn, type ModelStandIn, type ScriptedReply } from '@osharm/model-stand-in';
 import { type TaskConfig } from '@osharm/task-schema';
 import { parseTrajJsonl, readRunStatus } from '@osharm/task-schema/trajectory';
-import { createOpenAIAgentModel } from './openai-agent-model';
+import { createOpenAIChatModel } from '@osharm/models';
 import { createPromptAgent } from './prompt-agent';
 import type { RunEnvironment } from './run-environment';
 import { runTask } from './run-task';
@@ -74,7 +74,7 @@ async function run(name: string, baseURL: string, settings = {}) {
   const { env, evaluated } = await scriptedEnvironment();
   const dir = join(tmp, name);
   const agent = createPromptAgent({
-    model: createOpenAIAgentModel('gpt-4o', {
+    model: createOpenAIChatModel('gpt-4o', {
       baseURL,
       apiKey: 'test-key',
       maxRetries: 1,
@@ -155,7 +155,7 @@ describe('runTask when the agent model call fails after retries', () => {
     const result = await runTask({
       env,
       agent: createPromptAgent({
-        model: createOpenAIAgentModel('gpt-4o', {
+        model: createOpenAIChatModel('gpt-4o', {
           baseURL: server.openaiBaseUrl,
           apiKey: 'test-key',
           maxRetries: 0,

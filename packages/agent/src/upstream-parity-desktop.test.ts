@@ -16,7 +16,7 @@ import { createTestCheckout, type TestCheckout } from '@osharm/upstream/test';
 import { checkLocalDesktopRequirements, createLocalProvider, guestRequest } from '@osharm/vm-local';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRIM_MARKER } from './a11y-trim';
-import { createOpenAIAgentModel } from './openai-agent-model';
+import { createOpenAIChatModel } from '@osharm/models';
 import { createPromptAgent } from './prompt-agent';
 import {
   findParityPython,
@@ -129,7 +129,7 @@ describe.runIf(canRun)("upstream's PromptAgent and osharm's on the real desktop'
         steps,
       }) as Body[];
       const agent = createPromptAgent({
-        model: createOpenAIAgentModel('gpt-4o', {
+        model: createOpenAIChatModel('gpt-4o', {
           baseURL: standIn.openaiBaseUrl,
           apiKey: 'parity',
         }),

@@ -14,7 +14,7 @@ import { createTestCheckout, type TestCheckout } from '@osharm/upstream/test';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { desktopXml } from './__fixtures__/desktop-xml';
-import { createOpenAIAgentModel } from './openai-agent-model';
+import { createOpenAIChatModel } from '@osharm/models';
 import { TRIM_MARKER } from './a11y-trim';
 import { createPromptAgent } from './prompt-agent';
 import {
@@ -117,7 +117,7 @@ function upstreamRequests(spec: Case, instruction: string, steps: readonly Step[
 /** osharm's request bodies for the same steps, as the stand-in received them. */
 async function osharmRequests(spec: Case, instruction: string, steps: readonly Step[]) {
   const agent = createPromptAgent({
-    model: createOpenAIAgentModel('gpt-4o', { baseURL: standIn.openaiBaseUrl, apiKey: 'parity' }),
+    model: createOpenAIChatModel('gpt-4o', { baseURL: standIn.openaiBaseUrl, apiKey: 'parity' }),
     prompts: loadUpstreamAgentPrompts(openUpstream(checkout.dir)).prompts,
     observationType: spec.observationType,
     actionSpace: spec.actionSpace,

@@ -7,7 +7,6 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import {
   batchResultsPath,
-  createJudgeModel,
   discoverTrajectories,
   endpointOrigin,
   withEndpoint,
@@ -27,7 +26,13 @@ import {
   redactSecrets,
   relativePathsIn,
 } from '@osharm/task-schema/artifacts';
-import { checkModelAtStart, ModelError, startCheckDay, toModelError } from '@osharm/models';
+import {
+  checkModelAtStart,
+  createModel,
+  ModelError,
+  startCheckDay,
+  toModelError,
+} from '@osharm/models';
 import { UpstreamError } from '@osharm/upstream';
 import type { BatchJudgeFlags } from './command';
 import { ExitCode, type BatchJudgeIo } from './io';
@@ -197,6 +202,11 @@ export async function judgeCommandAction(
     ...(judgeTypeNeedsCaptions(flags.judgeType) ? [captionerEndpoint] : []),
   ];
   for (const each of endpoints) {
+    // The router sends a Gemini name to Gemini, which serves only native computer use here.
+    if (each.vendor === 'gemini')
+      usage(
+        `--${each.role}-model ${each.model}: Gemini models run only as native computer-use agents (osharm run --agent native), not as the ${each.role}`,
+      );
     const missing = missingCredentials(each, io.env);
     if (missing)
       usage(
@@ -218,13 +228,15 @@ export async function judgeCommandAction(
   }
   // Each model carries its endpoint's origin (provenance; one connection limiter per endpoint).
   const model = withEndpoint(
-    createJudgeModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env)),
+    createModel(flags.judgeModel, endpointRouting(judgeEndpoint, io.env)),
     { endpoint: endpointOrigin(judgeEndpoint) },
   );
-  const captioner = withEndpoint(
-    createJudgeModel(captionerModel, endpointRouting(captionerEndpoint, io.env)),
-    { endpoint: endpointOrigin(captionerEndpoint) },
-  );
+  // Made only for the judge types that caption (a captioner name is otherwise never called).
+  const captioner = judgeTypeNeedsCaptions(flags.judgeType)
+    ? withEndpoint(createModel(captionerModel, endpointRouting(captionerEndpoint, io.env)), {
+        endpoint: endpointOrigin(captionerEndpoint),
+      })
+    : undefined;
   const images: ImageOptions | undefined =
     flags.maxImageSide === undefined && flags.imageFormat === undefined
       ? undefined
@@ -273,7 +285,7 @@ export async function judgeCommandAction(
       promptVersion: flags.sysPromptVersion,
       observationType: flags.observationType,
       model,
-      captioner,
+      ...(captioner && { captioner }),
       concurrency: maxConnections,
       maxConnections,
       force: flags.force === true,

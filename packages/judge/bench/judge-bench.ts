@@ -18,7 +18,8 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createJudgeModel, judgeTree } from '@osharm/judge';
+import { judgeTree } from '@osharm/judge';
+import { createModel } from '@osharm/models';
 import { writeAerTree, writeDefaultTree } from './bench-trees.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -139,8 +140,8 @@ try {
   let cpuStart = process.cpuUsage();
   const warmUp = await judgeTree({
     rootDir: aerRoot,
-    model: createJudgeModel('gpt-4.1', routing(judgeServer.openaiBaseUrl)),
-    captioner: createJudgeModel(CAPTION_MODEL, routing(captionServer.openaiBaseUrl)),
+    model: createModel('gpt-4.1', routing(judgeServer.openaiBaseUrl)),
+    captioner: createModel(CAPTION_MODEL, routing(captionServer.openaiBaseUrl)),
     concurrency: CONCURRENCY,
   });
   let cpu = process.cpuUsage(cpuStart);
@@ -156,8 +157,8 @@ try {
     const started = performance.now();
     const result = await judgeTree({
       rootDir: aerRoot,
-      model: createJudgeModel('gpt-4.1', routing(judgeServer.openaiBaseUrl)),
-      captioner: createJudgeModel(CAPTION_MODEL, routing(captionServer.openaiBaseUrl)),
+      model: createModel('gpt-4.1', routing(judgeServer.openaiBaseUrl)),
+      captioner: createModel(CAPTION_MODEL, routing(captionServer.openaiBaseUrl)),
       concurrency,
       force: true,
     });

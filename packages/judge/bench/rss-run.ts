@@ -6,7 +6,8 @@
 // measured process does not also hold Node's TypeScript stripper: keep it free of type syntax.
 // Samples process.memoryUsage() every 50 ms while judgeTree runs and prints one JSON line: peak and
 // baseline RSS, the kernel's max RSS (getrusage), wall time, CPU time and counts.
-import { createJudgeModel, judgeTree } from '@osharm/judge';
+import { judgeTree } from '@osharm/judge';
+import { createModel } from '@osharm/models';
 
 const args = process.argv.slice(process.argv[1]?.endsWith('rss-run.ts') ? 2 : 1);
 const [rootDir, openaiBaseUrl, concurrencyText = '8'] = args;
@@ -36,8 +37,8 @@ const started = performance.now();
 const result = await judgeTree({
   rootDir,
   judgeType,
-  model: createJudgeModel('gpt-4.1', routing),
-  captioner: createJudgeModel('gpt-4o-2024-11-20', routing),
+  model: createModel('gpt-4.1', routing),
+  captioner: createModel('gpt-4o-2024-11-20', routing),
   concurrency: Number(concurrencyText),
   force: true,
 });

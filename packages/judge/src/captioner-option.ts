@@ -1,7 +1,7 @@
 import { createCaptioner, DEFAULT_CAPTION_MODEL, type Captioner } from './captioner';
 import { JudgeSettingError } from './judge-errors';
 import type { ImageOptions } from './judge-images';
-import type { JudgeModelV1 } from './judge-model';
+import type { ModelV1 } from '@osharm/models';
 import { createEndpointModel } from './model-endpoint';
 import type { UpstreamJudgeTexts } from './upstream-judge-texts';
 
@@ -11,7 +11,7 @@ import type { UpstreamJudgeTexts } from './upstream-judge-texts';
  * must have been made with that prompt.
  */
 export function resolveCaptioner(
-  option: Captioner | JudgeModelV1 | string | undefined,
+  option: Captioner | ModelV1 | string | undefined,
   images?: ImageOptions,
   upstream?: UpstreamJudgeTexts,
 ): Captioner {

@@ -11,7 +11,8 @@ import {
 import { JudgeOutputError } from './judge-errors';
 import { CAPTION_INSTRUCTION } from './judge-prompts';
 import type { ImageOptions } from './judge-images';
-import type { JudgeModelV1, TokenUsage } from './judge-model';
+import type { ModelV1, TokenUsage } from '@osharm/models';
+import { callJudgeModel } from './judge-call';
 
 /** Upstream's captioner model (kept as the default for parity). */
 export const DEFAULT_CAPTION_MODEL = 'gpt-4o-2024-11-20';
@@ -50,8 +51,8 @@ export interface Captioner {
 
 /** Settings of {@link createCaptioner}. */
 export interface CaptionerSettings {
-  /** The model that writes captions (any vendor). */
-  readonly model: JudgeModelV1;
+  /** The model that writes captions (any vendor: @osharm/models' `createModel(name)`). */
+  readonly model: ModelV1;
   /** How screenshots are encoded for it (and the image size cap). @default as stored */
   readonly images?: ImageOptions;
   /** @default 1024 (upstream) */
@@ -133,7 +134,7 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
       const pending = inFlight.get(cacheFile);
       if (pending) return { ...(await pending), cached: true, usage: zeroUsage };
       const work = (async (): Promise<CaptionResult> => {
-        const result = await settings.model.generate({
+        const result = await callJudgeModel(settings.model, {
           prompt: {
             messages: [
               {

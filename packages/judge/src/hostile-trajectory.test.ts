@@ -15,7 +15,7 @@ import {
 } from '@osharm/model-stand-in';
 import { batchResultsSchema } from '@osharm/task-schema/artifacts';
 import { DEFAULT_FILE_LIMITS } from '@osharm/task-schema/trajectory';
-import { createJudgeModel } from './create-judge-model';
+import { createModel } from '@osharm/models';
 import { batchResultsPath, judgeTree } from './judge-tree';
 import { loadTrajectory } from './trajectory';
 import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
@@ -72,8 +72,8 @@ async function standIn(
   return {
     calls,
     bodies,
-    judge: (model = 'gpt-4.1') => createJudgeModel(model, routing),
-    captioner: () => createJudgeModel('gpt-4o-2024-11-20', routing),
+    judge: (model = 'gpt-4.1') => createModel(model, routing),
+    captioner: () => createModel('gpt-4o-2024-11-20', routing),
   };
 }
 

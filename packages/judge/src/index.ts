@@ -48,26 +48,13 @@ export type { BuildJudgeInputOptions, CaptionLookup } from './judge-input';
 export { CAPTION_INSTRUCTION, judgeSystemPrompt, taskSentence } from './judge-prompts';
 export { JUDGMENT_OUTPUT } from './judgment-output';
 
-// models
-export { createJudgeModel } from './create-judge-model';
-export type { JudgeModelRouting } from './create-judge-model';
-export { createOpenAIJudgeModel, OpenAIJudgeModel } from './openai-judge-model';
-export type { OpenAIJudgeModelSettings } from './openai-judge-model';
-export { AnthropicJudgeModel, createAnthropicJudgeModel } from './anthropic-judge-model';
-export type { AnthropicJudgeModelSettings } from './anthropic-judge-model';
-export type {
-  BatchRequest,
-  BatchResult,
-  BatchStatus,
-  JudgeBatchApi,
-  JudgeModelCallOptions,
-  JudgeModelResult,
-  JudgeModelV1,
-  StructuredOutput,
-} from './judge-model';
+// models: the judge and the captioner take @osharm/models' one interface, `ModelV1`
+// (`createModel(name, routing)`, or any implementation of it)
+export { callJudgeModel } from './judge-call';
+export type { JudgeAnswer, JudgeCall, StructuredOutput } from './judge-call';
 // Re-exported from their homes, for judge users.
 export { ModelError } from '@osharm/models';
-export type { ModelErrorKind, TokenUsage } from '@osharm/models';
+export type { ModelErrorKind, ModelV1, TokenUsage } from '@osharm/models';
 export type { JudgeType, PromptVersion } from '@osharm/task-schema';
 export type { Judgment } from '@osharm/task-schema/artifacts';
 export type {
@@ -83,8 +70,6 @@ export type { EncodedImage, ImageOptions } from './judge-images';
 // captions
 export { createCaptioner, DEFAULT_CAPTION_MODEL } from './captioner';
 export type { CaptionResult, Captioner, CaptionerSettings } from './captioner';
-
-// cost
 
 // endpoints, connection limits, version
 export {

@@ -12,7 +12,7 @@ import {
 import { type JudgeType, type ObservationType } from '@osharm/task-schema';
 import { judgmentSchema } from '@osharm/task-schema/artifacts';
 import { createCaptioner } from './captioner';
-import { createJudgeModel } from './create-judge-model';
+import { createModel } from '@osharm/models';
 import { JudgeOutputError, JudgeSettingError } from './judge-errors';
 import { judgeTrajectory } from './judge-trajectory';
 import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
@@ -41,7 +41,7 @@ const routing = () => ({
   openai: { baseURL: server.openaiBaseUrl, apiKey: 'test-key-openai', maxRetries: 0 },
   anthropic: { baseURL: server.anthropicBaseUrl, apiKey: 'test-key-anthropic', maxRetries: 0 },
 });
-const model = (name: string) => createJudgeModel(name, routing());
+const model = (name: string) => createModel(name, routing());
 const captioner = () => createCaptioner({ model: model('gpt-4o-2024-11-20') });
 /** Answers caption calls with text and judge calls with the verdict. */
 const defaultScript = (call: ModelCall): ScriptedReply =>
@@ -120,7 +120,7 @@ describe('judgeTrajectory', () => {
       // gpt-4.1 and gpt-4o-2024-11-20 have an end of life in openai 7.57.0's data
       judge_model_lifecycle: expect.objectContaining({ end_of_life: '2027-01-14' }),
       captioner_lifecycle: expect.objectContaining({ end_of_life: '2027-01-14' }),
-      // models built without an endpoint (createJudgeModel with routing): origin unknown
+      // models built without an endpoint (createModel with routing): origin unknown
       judge_endpoint: null,
       captioner_endpoint: null,
       // aer reads the final screenshot, which is there
@@ -271,7 +271,7 @@ describe('judgeTrajectory', () => {
     async mode => {
       script = defaultScript;
       const dir = await fixture();
-      const judge = createJudgeModel('gpt-4.1', {
+      const judge = createModel('gpt-4.1', {
         openai: { ...routing().openai, structuredOutput: mode },
       });
       const start = server.calls.length;
@@ -326,12 +326,25 @@ describe('judgeTrajectory', () => {
 
   it('reports a missing API key clearly, before any call', async () => {
     const dir = await fixture();
-    const judge = createJudgeModel('gpt-4.1', { openai: { env: {} } });
+    const judge = createModel('gpt-4.1', { openai: { env: {} } });
     const error = await judgeTrajectory({ dir, judgeType: 'a11y_tree', model: judge }).catch(
       (caught: unknown) => caught,
     );
     expect(JudgeSettingError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain('set OPENAI_API_KEY');
+  });
+
+  it('refuses a model name no chat adapter serves (Gemini: native computer use only) as a setting error', async () => {
+    const dir = await fixture();
+    const error = await judgeTrajectory({
+      dir,
+      judgeType: 'a11y_tree',
+      model: 'gemini-2.5-pro',
+    }).catch((caught: unknown) => caught);
+    expect(JudgeSettingError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /Gemini models run only as native computer-use agents/,
+    );
   });
 
   it('honours an abort signal', async () => {

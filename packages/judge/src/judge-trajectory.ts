@@ -26,7 +26,8 @@ import { assertModelName, JudgeOutputError } from './judge-errors';
 import { imageCounts } from './judge-image-counts';
 import type { ImageOptions } from './judge-images';
 import type { JudgePrompt } from './judge-message';
-import type { JudgeModelV1, TokenUsage } from './judge-model';
+import type { ModelV1, TokenUsage } from '@osharm/models';
+import { callJudgeModel } from './judge-call';
 import { MISSING_SCREENSHOT_CAPTION } from './judge-prompts';
 import { JUDGMENT_OUTPUT, validateJudgment } from './judgment-output';
 import { writeJudgment } from './judgment-writer';
@@ -51,9 +52,9 @@ export interface JudgeTrajectoryOptions {
   /** @default `DEFAULT_PROMPT_VERSION` (`v3`) */
   readonly promptVersion?: PromptVersion;
   /** The judge: a model, or a name routed by `createEndpointModel` (`claude*` → Anthropic; base URL from `OSHARM_JUDGE_BASE_URL`, `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`). @default DEFAULT_JUDGE_MODEL ('gpt-4.1', upstream's) */
-  readonly model?: JudgeModelV1 | string;
+  readonly model?: ModelV1 | string;
   /** The captioner for caption-based judge types. @default a captioner on `gpt-4o-2024-11-20` (OpenAI) */
-  readonly captioner?: Captioner | JudgeModelV1 | string;
+  readonly captioner?: Captioner | ModelV1 | string;
   /** Observation type of the run; shapes the per-step judges' input. @default `PUBLISHED_RUNS_OBSERVATION_TYPE` (`screenshot_a11y_tree`, upstream's batch judge) */
   readonly observationType?: ObservationType;
   /** Screenshot encoding for the judge. @default as stored (PNG, detail high: upstream's level) */
@@ -297,7 +298,7 @@ export async function judgeTrajectory(
     options.abortSignal?.throwIfAborted();
     calls += 1;
     try {
-      const result = await model.generate({
+      const result = await callJudgeModel(model, {
         prompt,
         output: JUDGMENT_OUTPUT,
         images: imagesWithLimits(options.images, options.limits),

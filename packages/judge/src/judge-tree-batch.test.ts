@@ -10,7 +10,7 @@ import {
   type ScriptedReply,
 } from '@osharm/model-stand-in';
 import { batchResultsSchema, judgmentSchema, type Judgment } from '@osharm/task-schema/artifacts';
-import { createJudgeModel } from './create-judge-model';
+import { createModel } from '@osharm/models';
 import { batchResultsPath, judgeTree } from './judge-tree';
 import type { JudgeTreeEvent } from './judge-tree-types';
 import { batchStatePath } from './judge-tree-batch';
@@ -130,8 +130,8 @@ describe.each(VENDORS)('judgeTree with batchApi: $model', ({ vendor, model, done
     const events: JudgeTreeEvent[] = [];
     const result = await judgeTree({
       rootDir: root,
-      model: createJudgeModel(model, stand.routing),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing),
+      model: createModel(model, stand.routing),
+      captioner: createModel('gpt-4o-2024-11-20', stand.routing),
       batchApi: { pollIntervalMs: 50 },
       onProgress: event => events.push(event),
     });
@@ -221,8 +221,8 @@ describe.each(VENDORS)('judgeTree with batchApi: $model', ({ vendor, model, done
     let submittedNote = '';
     const options = {
       rootDir: root,
-      model: createJudgeModel(model, stand.routing),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing),
+      model: createModel(model, stand.routing),
+      captioner: createModel('gpt-4o-2024-11-20', stand.routing),
       batchApi: { pollIntervalMs: 50 },
     };
     await expect(
@@ -292,8 +292,8 @@ describe('judgeTree with batchApi: restart between two submissions', () => {
     const controller = new AbortController();
     const options = {
       rootDir: root,
-      model: createJudgeModel('gpt-4.1', stand.routing),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing),
+      model: createModel('gpt-4.1', stand.routing),
+      captioner: createModel('gpt-4o-2024-11-20', stand.routing),
       batchApi: { pollIntervalMs: 50, maxRequestsPerBatch: 2 },
     };
     await expect(

@@ -14,7 +14,8 @@ import {
 import type { Captioner } from './captioner';
 import { JudgeSettingError } from './judge-errors';
 import type { ImageOptions } from './judge-images';
-import type { JudgeModelV1, TokenUsage } from './judge-model';
+import type { ModelV1, TokenUsage } from '@osharm/models';
+import { judgeBatchResults, judgeGuard, judgeRequestBody } from './judge-call';
 import { imagesWithLimits, prepareJudgeInput } from './judge-trajectory';
 import type { UpstreamJudgeTexts } from './upstream-judge-texts';
 import { writeJudgment, writeMessages } from './judgment-writer';
@@ -43,7 +44,7 @@ export interface BatchTreeOptions {
   readonly dirs: readonly string[];
   /** The version dir each trajectory's judgment goes in (default: the prompt version). */
   readonly versionDirs?: Readonly<Record<string, string>>;
-  readonly model: JudgeModelV1;
+  readonly model: ModelV1;
   readonly captioner: Captioner | undefined;
   readonly judgeType: JudgeType;
   readonly promptVersion: PromptVersion;
@@ -165,7 +166,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
             outcome.captionUsage = addUsage(outcome.captionUsage, input.captionUsage);
             outcome.calls += input.captionCalls;
             outcome.cachedCaptions += input.cachedCaptions;
-            const body = await options.model.buildRequestBody({
+            const body = await judgeRequestBody(options.model, {
               prompt: input.prompt,
               output: JUDGMENT_OUTPUT,
               images: imagesWithLimits(options.images, options.limits),
@@ -194,10 +195,12 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
     const batches: BatchState['batches'] = [...(state?.batches ?? [])];
     for (let start = 0; start < prepared.length; start += maxRequests) {
       const chunk = prepared.slice(start, start + maxRequests);
-      const id = await batchApi.submit({
-        requests: chunk.map(item => ({ customId: item.customId, body: item.body })),
-        abortSignal: options.abortSignal,
-      });
+      const id = await judgeGuard(() =>
+        batchApi.submit({
+          requests: chunk.map(item => ({ customId: item.customId, body: item.body })),
+          signal: options.abortSignal,
+        }),
+      );
       batches.push({
         id,
         items: Object.fromEntries(
@@ -231,10 +234,9 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
 
   for (const batch of state.batches) {
     for (;;) {
-      const status = await batchApi.retrieve({
-        batchId: batch.id,
-        abortSignal: options.abortSignal,
-      });
+      const status = await judgeGuard(() =>
+        batchApi.retrieve({ batchId: batch.id, signal: options.abortSignal }),
+      );
       options.onProgress?.({
         type: 'batch-status',
         batchId: batch.id,
@@ -247,7 +249,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
       await sleep(pollIntervalMs, undefined, { signal: options.abortSignal });
     }
     const seen = new Set<string>();
-    for await (const result of batchApi.results({
+    for await (const result of judgeBatchResults(options.model, batchApi, {
       batchId: batch.id,
       output: JUDGMENT_OUTPUT,
       abortSignal: options.abortSignal,

@@ -12,7 +12,7 @@ import {
   judgmentProvenanceSchema,
   judgmentSchema,
 } from '@osharm/task-schema/artifacts';
-import { createJudgeModel } from './create-judge-model';
+import { createModel } from '@osharm/models';
 import { judgeTree } from './judge-tree';
 import { withEndpoint } from './model-endpoint';
 import { VERSION } from './version';
@@ -57,7 +57,7 @@ async function standIn(options: { holdMs?: number } = {}) {
   });
   servers.push(server);
   const model = (name: string) =>
-    createJudgeModel(name, {
+    createModel(name, {
       openai: { baseURL: server.openaiBaseUrl, apiKey: 'test', maxRetries: 0 },
     });
   return { server, counts, model };

@@ -15,7 +15,7 @@ import {
   type ScriptedReply,
 } from '@osharm/model-stand-in';
 import { batchResultsSchema, judgmentSchema, type Judgment } from '@osharm/task-schema/artifacts';
-import { createJudgeModel } from './create-judge-model';
+import { createModel } from '@osharm/models';
 import { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree';
 import type { JudgeTreeEvent } from './judge-tree-types';
 import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
@@ -227,8 +227,8 @@ describe('judgeTree: discovery, results file, judgments', () => {
     const events: JudgeTreeEvent[] = [];
     const result = await judgeTree({
       rootDir: root,
-      model: createJudgeModel('gpt-4.1', stand.routing()),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+      model: createModel('gpt-4.1', stand.routing()),
+      captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
       concurrency: 3,
       onProgress: event => events.push(event),
     });
@@ -347,7 +347,7 @@ describe('judgeTree: discovery, results file, judgments', () => {
       rootDir: root,
       judgeType: 'default',
       observationType: 'a11y_tree',
-      model: createJudgeModel('gpt-4.1', stand.routing()),
+      model: createModel('gpt-4.1', stand.routing()),
       concurrency: 2,
     });
     expect(Object.keys(result.results)).toHaveLength(2);
@@ -385,7 +385,7 @@ describe('judgeTree: discovery, results file, judgments', () => {
     const result = await judgeTree({
       rootDir: root,
       judgeType: 'default',
-      model: createJudgeModel('claude-3-7-sonnet-20250219', stand.routing()),
+      model: createModel('claude-3-7-sonnet-20250219', stand.routing()),
       concurrency: 3,
     });
     models.push(...stand.log.map(call => call.model));
@@ -440,8 +440,8 @@ describe('judgeTree: errored and unfinished runs (issue 9)', () => {
     const events: JudgeTreeEvent[] = [];
     const result = await judgeTree({
       rootDir: root,
-      model: createJudgeModel('gpt-4.1', stand.routing()),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+      model: createModel('gpt-4.1', stand.routing()),
+      captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
       onProgress: event => events.push(event),
     });
     expect(Object.keys(result.results)).toEqual([finished]);
@@ -469,8 +469,8 @@ describe('judgeTree: errored and unfinished runs (issue 9)', () => {
     // includeUnfinished judges the unfinished one; the errored one never.
     const again = await judgeTree({
       rootDir: root,
-      model: createJudgeModel('gpt-4.1', stand.routing()),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+      model: createModel('gpt-4.1', stand.routing()),
+      captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
       includeUnfinished: true,
     });
     expect(Object.keys(again.results).sort()).toEqual([finished, unfinished].sort());
@@ -496,8 +496,8 @@ describe('judgeTree: a desktop the agent destroyed (issue 24)', () => {
     );
     const result = await judgeTree({
       rootDir: root,
-      model: createJudgeModel('gpt-4.1', stand.routing()),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+      model: createModel('gpt-4.1', stand.routing()),
+      captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
     });
     expect(Object.keys(result.results).sort()).toEqual([finished, destroyed].sort());
     expect(result.errored_runs).toEqual({});
@@ -515,8 +515,8 @@ describe('judgeTree: bounded concurrency', () => {
       stand.setScript({ judgeHoldMs: 80 });
       const result = await judgeTree({
         rootDir: root,
-        model: createJudgeModel('gpt-4.1', stand.routing()),
-        captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+        model: createModel('gpt-4.1', stand.routing()),
+        captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
         concurrency,
         force: true,
       });
@@ -538,8 +538,8 @@ describe('judgeTree: resume', () => {
     ) =>
       judgeTree({
         rootDir: root,
-        model: createJudgeModel('gpt-4.1', stand.routing()),
-        captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+        model: createModel('gpt-4.1', stand.routing()),
+        captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
         concurrency: 4,
         ...options,
       });
@@ -552,8 +552,8 @@ describe('judgeTree: resume', () => {
     const events: JudgeTreeEvent[] = [];
     const second = await judgeTree({
       rootDir: root,
-      model: createJudgeModel('gpt-4.1', stand.routing()),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+      model: createModel('gpt-4.1', stand.routing()),
+      captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
       onProgress: event => events.push(event),
     });
     expect(stand.log.length).toBe(mark); // no judge call, and no caption call either
@@ -652,8 +652,8 @@ describe('judgeTree: reliability under seeded faults', () => {
     const routing = stand.routing({ maxRetries: 2, timeout: faultTimeoutMs - 150 });
     const result = await judgeTree({
       rootDir: root,
-      model: createJudgeModel('gpt-4.1', routing),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', routing),
+      model: createModel('gpt-4.1', routing),
+      captioner: createModel('gpt-4o-2024-11-20', routing),
       concurrency: 24,
     });
 
@@ -712,8 +712,8 @@ describe('judgeTree: kill and rerun', () => {
     const controller = new AbortController();
     const run1 = judgeTree({
       rootDir: root,
-      model: createJudgeModel('gpt-4.1', stand.routing()),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+      model: createModel('gpt-4.1', stand.routing()),
+      captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
       concurrency: 4,
       abortSignal: controller.signal,
       onProgress: event => {
@@ -737,8 +737,8 @@ describe('judgeTree: kill and rerun', () => {
     const mark = stand.log.length;
     const run2 = await judgeTree({
       rootDir: root,
-      model: createJudgeModel('gpt-4.1', stand.routing()),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', stand.routing()),
+      model: createModel('gpt-4.1', stand.routing()),
+      captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
       concurrency: 4,
     });
     expect(Object.keys(run2.results).length + Object.keys(run2.errors).length).toBe(24);
@@ -775,12 +775,13 @@ describe('judgeTree: kill and rerun', () => {
     /** Judges `root` in a child node process running dist; resolves with its exit. */
     function judgeInChild(root: string, stand: StandIn, onLine: (line: string) => void) {
       const code = `
-        import { createJudgeModel, judgeTree } from ${JSON.stringify(pathToFileURL(distEntry).href)};
+        import { judgeTree } from ${JSON.stringify(pathToFileURL(distEntry).href)};
+        import { createModel } from '@osharm/models';
         const routing = { openai: { baseURL: process.env.STAND_IN_URL, apiKey: 'test', maxRetries: 0 } };
         await judgeTree({
           rootDir: process.env.TREE_ROOT,
-          model: createJudgeModel('gpt-4.1', routing),
-          captioner: createJudgeModel('gpt-4o-2024-11-20', routing),
+          model: createModel('gpt-4.1', routing),
+          captioner: createModel('gpt-4o-2024-11-20', routing),
           concurrency: 4,
           onProgress: event => {
             if (event.type === 'trajectory-end') process.stdout.write('end ' + event.done + '\\n');
@@ -789,6 +790,7 @@ describe('judgeTree: kill and rerun', () => {
         process.stdout.write('finished\\n');
       `;
       const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+        cwd: packageDir,
         env: { ...process.env, STAND_IN_URL: stand.server.openaiBaseUrl, TREE_ROOT: root },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -19,7 +19,7 @@ import {
 import type { Captioner } from './captioner';
 import { DEFAULT_CAPTION_MODEL } from './captioner';
 import { connectionLimiter, createEndpointModel } from './model-endpoint';
-import type { TokenUsage } from './judge-model';
+import type { TokenUsage } from '@osharm/models';
 import { DEFAULT_TRAJECTORY_TIMEOUT_MS, withDeadline } from './deadline';
 import { assertModelName } from './judge-errors';
 import { resolveCaptioner } from './captioner-option';

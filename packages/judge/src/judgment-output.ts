@@ -1,6 +1,6 @@
 import { judgmentSchema, type Judgment } from '@osharm/task-schema/artifacts';
 import { JudgeOutputError } from './judge-errors';
-import type { StructuredOutput } from './judge-model';
+import type { StructuredOutput } from './judge-call';
 
 /**
  * The structured output the judge asks for. The tool name is upstream's (`judge_agent_actions`);

@@ -1,7 +1,12 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import { endpointRouting, resolveEndpoint, type ModelEndpoint } from '@osharm/models';
-import { createJudgeModel } from './create-judge-model';
-import type { JudgeModelV1 } from './judge-model';
+import {
+  createModel,
+  endpointRouting,
+  resolveEndpoint,
+  type ModelEndpoint,
+  type ModelV1,
+} from '@osharm/models';
+import { judgeModelError } from './judge-call';
 
 /** The public API each vendor's SDK calls when no base URL is set. */
 const VENDOR_ORIGINS: Readonly<Record<ModelEndpoint['vendor'], string>> = {
@@ -26,7 +31,7 @@ export function endpointOrigin(endpoint: Pick<ModelEndpoint, 'vendor' | 'baseURL
 }
 
 /**
- * A judge model from a name, served where @osharm/models' `resolveEndpoint` says for the role
+ * A model from a name (@osharm/models' `createModel`: the router picks the vendor), served where @osharm/models' `resolveEndpoint` says for the role
  * (`OSHARM_JUDGE_BASE_URL` / `OSHARM_CAPTIONER_BASE_URL`, then `OPENAI_BASE_URL` /
  * `ANTHROPIC_BASE_URL`, else the vendor's API), carrying the endpoint's origin.
  */
@@ -34,9 +39,16 @@ export function createEndpointModel(
   role: 'judge' | 'captioner',
   name: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
-): JudgeModelV1 {
+): ModelV1 {
   const endpoint = resolveEndpoint({ role, model: name, env });
-  return withEndpoint(createJudgeModel(name, endpointRouting(endpoint, env)), {
+  let model: ModelV1;
+  try {
+    model = createModel(name, endpointRouting(endpoint, env));
+  } catch (error) {
+    // A name no adapter serves (a Gemini model: native computer use only) is a setting error.
+    throw judgeModelError(error);
+  }
+  return withEndpoint(model, {
     endpoint: endpointOrigin(endpoint),
   });
 }
@@ -47,18 +59,19 @@ export function createEndpointModel(
  * the requests in flight there, across trajectories and captions. Batch API calls are not limited.
  */
 export function withEndpoint(
-  model: JudgeModelV1,
+  model: ModelV1,
   options: { readonly endpoint?: string; readonly limit?: LimitFunction },
-): JudgeModelV1 {
+): ModelV1 {
   const { limit } = options;
+  const endpoint = options.endpoint ?? model.endpoint;
   return {
     specificationVersion: model.specificationVersion,
     provider: model.provider,
     modelId: model.modelId,
-    endpoint: options.endpoint ?? model.endpoint,
+    ...(endpoint === undefined ? {} : { endpoint }),
     generate: limit ? call => limit(() => model.generate(call)) : call => model.generate(call),
-    buildRequestBody: body => model.buildRequestBody(body),
-    parseResponseBody: (body, output) => model.parseResponseBody(body, output),
+    buildRequestBody: (body, imageText) => model.buildRequestBody(body, imageText),
+    parseResponseBody: (body, options) => model.parseResponseBody(body, options),
     ...(model.batch && { batch: model.batch }),
   };
 }
@@ -68,7 +81,7 @@ export function withEndpoint(
  * of `maxConnections` requests in flight. Models are matched by `provider` and `endpoint`; a model
  * without `endpoint` counts as its provider's default endpoint.
  */
-export function connectionLimiter(maxConnections: number): (model: JudgeModelV1) => JudgeModelV1 {
+export function connectionLimiter(maxConnections: number): (model: ModelV1) => ModelV1 {
   const limits = new Map<string, LimitFunction>();
   return model => {
     const key = `${model.provider} ${model.endpoint ?? 'default'}`;

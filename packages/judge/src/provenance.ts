@@ -40,7 +40,7 @@ export interface JudgingRequest {
 
 /** Where the models were served and what the verdict saw, for {@link provenanceFor}. */
 export interface VerdictFacts {
-  /** Origin of the judge model's endpoint (`JudgeModelV1.endpoint`). */
+  /** Origin of the judge model's endpoint (`ModelV1.endpoint`). */
   readonly judgeEndpoint?: string;
   /** Origin of the captioner's endpoint. */
   readonly captionerEndpoint?: string;

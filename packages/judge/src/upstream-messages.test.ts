@@ -6,7 +6,7 @@ import { startModelStandIn, type ModelStandIn } from '@osharm/model-stand-in';
 import { createTestCheckout, type TestCheckout } from '@osharm/upstream/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
-import { createJudgeModel } from './create-judge-model';
+import { createModel } from '@osharm/models';
 import { judgeTree } from './judge-tree';
 import { pythonJsonDump } from './upstream-messages';
 
@@ -69,8 +69,8 @@ describe('messages.json with upstream, batch judging', () => {
     const result = await judgeTree({
       rootDir: join(tmp, 'results'),
       judgeType: 'default',
-      model: createJudgeModel('gpt-4.1', routing),
-      captioner: createJudgeModel('gpt-4o-2024-11-20', routing),
+      model: createModel('gpt-4.1', routing),
+      captioner: createModel('gpt-4o-2024-11-20', routing),
       batchApi: { pollIntervalMs: 20 },
       upstream: checkout.dir,
     });

@@ -8,7 +8,7 @@
 import { createOpenAIChatModel } from '@osharm/models';
 import type { ImageOptions } from './judge-images';
 import type { JudgePrompt } from './judge-message';
-import { toModelPrompt } from './judge-model-adapter';
+import { judgeCallOptions } from './judge-call';
 
 /**
  * The text of Python's `json.dump(value, f, indent=2)`: JSON with a two-space indent, `", "`-free
@@ -30,7 +30,7 @@ export async function upstreamMessageList(
   // The OpenAI chat adapter's message list is the wire form upstream builds; no I/O is done by
   // making the adapter (it only shapes the body here), whatever vendor serves the judge.
   const body = createOpenAIChatModel('upstream-messages', { apiKey: 'unused' }).buildRequestBody(
-    await toModelPrompt(prompt, images),
+    await judgeCallOptions({ provider: 'openai' }, { prompt, images }),
   );
   return body.messages as unknown[];
 }

@@ -16,7 +16,7 @@ import {
 } from '@osharm/task-schema';
 import { openUpstream } from '@osharm/upstream';
 import { createTestCheckout, findSharedDir, type TestCheckout } from '@osharm/upstream/test';
-import { createJudgeModel } from './create-judge-model';
+import { createModel } from '@osharm/models';
 import { judgeTrajectory } from './judge-trajectory';
 import { readUpstreamJudgeTexts, type UpstreamJudgeTexts } from './upstream-judge-texts';
 import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
@@ -143,11 +143,11 @@ function runUpstream(jobs: readonly Job[]): UpstreamOutcome[] {
 }
 
 const judgeModel = () =>
-  createJudgeModel('gpt-4.1', {
+  createModel('gpt-4.1', {
     openai: { baseURL: server.openaiBaseUrl, apiKey: 'test', maxRetries: 0 },
   });
 const captionModel = () =>
-  createJudgeModel('gpt-4o-2024-11-20', {
+  createModel('gpt-4o-2024-11-20', {
     openai: { baseURL: server.openaiBaseUrl, apiKey: 'test', maxRetries: 0 },
   });
 

@@ -199,6 +199,12 @@ export interface ModelV1 {
   /** The model id sent to the provider. */
   readonly modelId: string;
   /**
+   * Where the model is served: the endpoint's origin (`https://api.openai.com`,
+   * `http://127.0.0.1:8000`), never a path or key; set by whoever places the model (@osharm/models'
+   * `withEndpoint`), recorded in provenance and keying connection limits. Undefined: not said.
+   */
+  readonly endpoint?: string;
+  /**
    * Calls the model once. HTTP retries (408, 409, 429, 5xx, dropped connections, timeouts) are
    * the SDK's, honouring `retry-after`.
    * @throws {ModelError} for every failure (kinds: connection, refused, dns, timeout, rate-limit,

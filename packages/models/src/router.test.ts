@@ -62,4 +62,25 @@ describe('resolveEndpoint', () => {
       }).baseURLFrom,
     ).toBe('--judge-base-url');
   });
+
+  it('gives each vendor only its own env var: a Gemini name never takes OPENAI_BASE_URL or ANTHROPIC_BASE_URL', () => {
+    const env = { OPENAI_BASE_URL: 'http://o/v1', ANTHROPIC_BASE_URL: 'http://a/v1' };
+    const gemini = resolveEndpoint({
+      role: 'agent',
+      model: 'gemini-2.5-computer-use-preview-10-2025',
+      env,
+    });
+    expect(gemini).toMatchObject({ vendor: 'gemini', baseURL: undefined, baseURLFrom: undefined });
+    expect(
+      resolveEndpoint({
+        role: 'agent',
+        model: 'google/gemini-3-pro',
+        env: { ...env, GEMINI_BASE_URL: 'http://g' },
+      }),
+    ).toMatchObject({ vendor: 'gemini', baseURL: 'http://g', baseURLFrom: 'GEMINI_BASE_URL' });
+    expect(resolveEndpoint({ role: 'agent', model: 'openai/gemini-x', env })).toMatchObject({
+      vendor: 'openai',
+      baseURLFrom: 'OPENAI_BASE_URL',
+    });
+  });
 });

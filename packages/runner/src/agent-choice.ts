@@ -5,7 +5,6 @@ import {
   type SafetyCheckPolicy,
 } from '@osharm/agent/native';
 import {
-  createAgentModel,
   createPromptAgent,
   createRefusingAgent,
   createReplayAgent,
@@ -13,7 +12,12 @@ import {
   type AgentV1,
 } from '@osharm/agent';
 import type { PromptProvenance } from '@osharm/task-schema';
-import { endpointRouting, type GeminiSafetySettings, type ModelEndpoint } from '@osharm/models';
+import {
+  createModel,
+  endpointRouting,
+  type GeminiSafetySettings,
+  type ModelEndpoint,
+} from '@osharm/models';
 import type { ActionSpace, ObservationType } from '@osharm/task-schema';
 
 /** Offline baseline model names: they need no key and no network. */
@@ -96,7 +100,7 @@ export function createAgent(options: {
     });
   }
   return createPromptAgent({
-    model: createAgentModel(
+    model: createModel(
       options.model,
       options.endpoint
         ? endpointRouting(options.endpoint, options.env)
@@ -136,15 +140,9 @@ function createNative(options: Parameters<typeof createAgent>[0]): AgentV1 {
       createSession: () => createScriptedSession(script, options.computerTool ?? 'scripted'),
     });
   }
+  // The endpoint's vendor is the session's (both from @osharm/models' router), so its base URL
+  // (GEMINI_BASE_URL for a Gemini name, never OPENAI_BASE_URL) is this model's.
   const endpoint = options.endpoint;
-  // A vendor env var of another vendor (OPENAI_BASE_URL for a Gemini model) is not this model's.
-  const ownBaseUrl =
-    endpoint?.baseURL !== undefined &&
-    !(
-      (endpoint.baseURLFrom === 'OPENAI_BASE_URL' ||
-        endpoint.baseURLFrom === 'ANTHROPIC_BASE_URL') &&
-      options.model.startsWith('gemini')
-    );
   return createNativeAgent({
     model: options.model,
     ...policy,
@@ -152,7 +150,7 @@ function createNative(options: Parameters<typeof createAgent>[0]): AgentV1 {
     ...(options.geminiSafety !== undefined && { geminiSafety: options.geminiSafety }),
     session: {
       env: options.env,
-      ...(ownBaseUrl && { baseURL: endpoint!.baseURL }),
+      ...(endpoint?.baseURL !== undefined && { baseURL: endpoint.baseURL }),
       ...(endpoint && { maxRetries: endpoint.maxRetries, timeout: endpoint.timeoutMs }),
     },
   });

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  callJudgeModel,
   CAPTION_INSTRUCTION,
-  createJudgeModel,
   DEFAULT_CAPTION_MODEL,
   JUDGMENT_OUTPUT,
 } from '@osharm/judge';
@@ -162,7 +162,7 @@ export async function checkModels(options: ModelsCheckOptions): Promise<ModelChe
         if (role === 'agent') {
           if (routeModel(model).wire === 'gemini')
             throw new Error(`${model}: Gemini models run only with --agent native`);
-          // The agent's calls go through the same adapter (createAgentModel wraps it).
+          // The prompt agent calls this same model (createModel) with these options.
           const result = await createModel(model, routing).generate({
             system: SYSTEM,
             messages: [
@@ -181,8 +181,7 @@ export async function checkModels(options: ModelsCheckOptions): Promise<ModelChe
           });
           return result.modelId;
         }
-        const judge = createJudgeModel(model, routing);
-        const result = await judge.generate({
+        const result = await callJudgeModel(createModel(model, routing), {
           prompt: {
             ...(role === 'judge' && { system: SYSTEM }),
             messages: [

@@ -7,7 +7,7 @@ import {
   type RunInjection,
   type RunTaskEvent,
 } from '@osharm/agent';
-import { connectionFailure, endpointRouting, redactor } from '@osharm/models';
+import { connectionFailure, createModel, endpointRouting, redactor } from '@osharm/models';
 import type { DesktopEnv, VmProviderV1 } from '@osharm/desktop-env';
 import {
   collectEvidence,
@@ -17,7 +17,7 @@ import {
 } from '@osharm/injection';
 import { HarmObserver } from '@osharm/harm';
 import { guestRequest } from '@osharm/vm-local';
-import { createJudgeModel, DEFAULT_CAPTION_MODEL, judgeTrajectory } from '@osharm/judge';
+import { DEFAULT_CAPTION_MODEL, judgeTrajectory } from '@osharm/judge';
 import { writeFileAtomic, type FidelityRecord, type Judgment } from '@osharm/task-schema/artifacts';
 import { OBSERVED_HARM_FILE, type RunUsage } from '@osharm/task-schema/trajectory';
 
@@ -217,11 +217,8 @@ export async function runOne(
       dir: plannedRun.dir,
       judgeType: flags.judgeType,
       promptVersion: flags.sysPromptVersion,
-      model: createJudgeModel(flags.judgeModel, endpointRouting(judge, context.io.env)),
-      captioner: createJudgeModel(
-        captionerModel,
-        endpointRouting(captioner ?? judge, context.io.env),
-      ),
+      model: createModel(flags.judgeModel, endpointRouting(judge, context.io.env)),
+      captioner: createModel(captionerModel, endpointRouting(captioner ?? judge, context.io.env)),
       observationType: flags.observationType,
       // --upstream: the judge's prompts and layout are upstream's too.
       ...(context.upstream && { upstream: context.upstream.root }),

@@ -68,6 +68,10 @@ export function runEndpoints(flags: RunFlags, env: RunContextIo['env']): RunEndp
       throw new RunOptionsError(
         `--model ${endpoint.model}: Gemini models run only with --agent native`,
       );
+    if (endpoint.role !== 'agent' && endpoint.vendor === 'gemini')
+      throw new RunOptionsError(
+        `--${endpoint.role}-model ${endpoint.model}: Gemini models run only as native computer-use agents, not as the ${endpoint.role}`,
+      );
     const missing = gemini
       ? env.GEMINI_API_KEY
         ? undefined
