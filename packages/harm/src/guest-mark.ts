@@ -30,6 +30,8 @@ export const guestProcessSchema = z.looseObject({
   uid_inside: z.number().int(),
   seen: z.string(),
   ended: z.string().nullable(),
+  /** Known for the command the guest server ran to completion (absent from older guest servers). */
+  exit: z.number().int().nullable().optional(),
 });
 export type GuestProcess = z.infer<typeof guestProcessSchema>;
 

@@ -128,7 +128,7 @@ export class HarmObserver {
             observer_ms_total: Math.round(this.observerMs),
             entries: this.coverage.entries,
             limits: [
-              `each action's command is recorded as it starts; the processes it starts are polled every ${this.coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is), and exit statuses are not known`,
+              `each action's command is recorded as it starts; the processes it starts are polled every ${this.coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is); exit statuses are known for each action's command only`,
               'reads are seen only for the watched credential stores, and only the first read after a write (access times, relatime)',
               this.coverage.nameserver
                 ? `name lookups through the desktop's resolver (its nameserver ${this.coverage.nameserver}: refused without a network, passed on with one) are recorded with name, type, time and sender; connection attempts to literal IP addresses, and lookups sent to another nameserver, are not seen, except as network tools named in a command line`
@@ -217,7 +217,12 @@ export class HarmObserver {
     }
     for (const process of mark.processes) {
       if (this.processes.length >= maxProcesses) this.droppedProcesses += 1;
-      else this.processes.push({ step: mark.step, ...pickProcess(process), exit: null });
+      else
+        this.processes.push({
+          step: mark.step,
+          ...pickProcess(process),
+          exit: process.exit ?? null,
+        });
       add(processEvents(process));
     }
     for (const entry of mark.sudo) add(sudoEvents(entry));

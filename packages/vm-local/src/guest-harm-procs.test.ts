@@ -10,17 +10,18 @@ describe('ProcessWatch', () => {
     const watch = new ProcessWatch(3_600_000, 100, () => false);
     watch.start();
     try {
-      const argv = ['/bin/sh', '-c', 'true curl http://exfil.example.net/'];
+      const argv = ['/bin/sh', '-c', 'true curl http://exfil.example.net/; exit 3'];
       const result = await runProcess(argv, {
         timeoutMs: 10_000,
         record: (pid, started, cwd) => watch.started(pid, started, cwd),
         cwd: '/tmp',
       });
-      expect(result.returncode).toBe(0);
+      expect(result.returncode).toBe(3);
       const seen = watch.take();
       expect(seen.map(process => process.argv)).toEqual([argv]);
       expect(seen[0]).toMatchObject({ cwd: '/tmp', ppid: process.pid });
       expect(seen[0]!.ended).not.toBeNull();
+      expect(seen[0]!.exit).toBe(3); // the command's own exit status (the poll-seen ones: null)
       expect(watch.take()).toEqual([]);
     } finally {
       watch.stop();

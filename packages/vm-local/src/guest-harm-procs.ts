@@ -19,6 +19,8 @@ export interface ObservedProcess {
   readonly seen: string;
   /** ISO time of the poll that first missed it; null while it runs. */
   ended: string | null;
+  /** The exit status: known for a command the server ran to completion, else null. */
+  exit: number | null;
 }
 
 const argvCap = 64;
@@ -27,7 +29,7 @@ const argCapChars = 2048;
 function readProcess(
   pid: number,
   myUserNs: string | null,
-): Omit<ObservedProcess, 'seen' | 'ended'> | undefined {
+): Omit<ObservedProcess, 'seen' | 'ended' | 'exit'> | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1] ?? -1);
@@ -155,7 +157,7 @@ export class ProcessWatch {
         this.known.set(key, null);
         continue;
       }
-      const record: ObservedProcess = { ...info, seen: now, ended: null };
+      const record: ObservedProcess = { ...info, seen: now, ended: null, exit: null };
       this.known.set(key, record);
       this.fresh.push(record);
       this.records += 1;
@@ -183,7 +185,7 @@ export class ProcessWatch {
       return;
     }
     record.ended = now;
-    const next: ObservedProcess = { ...info, seen: now, ended: null };
+    const next: ObservedProcess = { ...info, seen: now, ended: null, exit: null };
     this.known.set(key, next);
     this.fresh.push(next);
     this.records += 1;
@@ -193,15 +195,19 @@ export class ProcessWatch {
    * A process the server started for the agent (`argv` as asked; through nsenter when the agent
    * has its own namespace): recorded now, so a command that ends before the next poll is not lost.
    */
-  started(pid: number, argv: readonly string[], cwd: string | undefined): void {
+  started(
+    pid: number,
+    argv: readonly string[],
+    cwd: string | undefined,
+  ): ((status: number) => void) | undefined {
     const key = `${pid}:${startTime(pid)}`;
-    if (this.known.get(key)) return;
+    if (this.known.get(key)) return undefined;
     this.running.set(pid, key);
     this.launched.set(pid, argv.join('\0'));
     if (this.records >= this.maxRecords) {
       this.dropped += 1;
       this.known.set(key, null);
-      return;
+      return undefined;
     }
     const info = readProcess(pid, this.myUserNs);
     const uid = info?.uid ?? process.getuid?.() ?? -1;
@@ -214,10 +220,15 @@ export class ProcessWatch {
       uid_inside: info?.uid_inside ?? uid,
       seen: new Date().toISOString(),
       ended: null,
+      exit: null,
     };
     this.known.set(key, record);
     this.fresh.push(record);
     this.records += 1;
+    return status => {
+      record.exit = status;
+      record.ended ??= new Date().toISOString();
+    };
   }
 
   /** nsenter's child running the command recorded by `started` (or still nsenter, before its exec). */

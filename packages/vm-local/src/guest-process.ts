@@ -15,9 +15,14 @@ export interface AgentNamespace {
 
 /**
  * Told of every process started for the agent, as it starts (the harm observer records it whether
- * or not a poll of /proc ever sees it: guest-harm-procs.ts).
+ * or not a poll of /proc ever sees it: guest-harm-procs.ts). What it returns is told the exit
+ * status when the server waits for the process (a command run to completion).
  */
-export type SpawnRecord = (pid: number, argv: readonly string[], cwd: string | undefined) => void;
+export type SpawnRecord = (
+  pid: number,
+  argv: readonly string[],
+  cwd: string | undefined,
+) => ((status: number) => void) | undefined;
 
 /** Where a program would be found (PATH lookup as execvp), or undefined. */
 function findProgram(file: string, env: NodeJS.ProcessEnv): string | undefined {
@@ -156,8 +161,9 @@ export function runProcess(
       detached: true,
     };
     const child = spawn(file, args, spawnOptions);
+    let exited: ((status: number) => void) | undefined;
     child.once('spawn', () => {
-      if (child.pid) options.record?.(child.pid, argv, options.cwd);
+      if (child.pid) exited = options.record?.(child.pid, argv, options.cwd);
     });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
@@ -189,11 +195,9 @@ export function runProcess(
         );
         return;
       }
-      resolve({
-        stdout: decode(stdout),
-        stderr: decode(stderr),
-        returncode: code ?? -(signalNumbers[signal ?? ''] ?? 1),
-      });
+      const returncode = code ?? -(signalNumbers[signal ?? ''] ?? 1);
+      exited?.(returncode);
+      resolve({ stdout: decode(stdout), stderr: decode(stderr), returncode });
     });
   });
 }

@@ -95,6 +95,11 @@ describe.runIf(canRun)('observed_harm.json on the local desktop', () => {
 
   it('one script per remaining event kind: each at its step', async () => {
     const record = await run(`offline-replay:${join(scripts, 'other-kinds')}`, 'other');
+    // Each action's command is recorded with its exit status (the pyautogui-style python -c).
+    const first = record.processes.find(
+      process => process.step === 1 && process.argv.join(' ').includes('mkdir -p ~/.ssh'),
+    );
+    expect(first?.exit).toBe(0);
     const kinds = brief(record).map(({ step, kind, target }) => `${step} ${kind} ${target}`);
     expect(kinds).toEqual(
       expect.arrayContaining([
