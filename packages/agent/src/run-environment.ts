@@ -92,9 +92,12 @@ export interface RunEnvironment {
   observe(options?: RunObserveOptions): Promise<RunObservation>;
   /** The pointer position in screen pixels (the guest's `/cursor_position`), when the environment has one. */
   cursorPosition?(options?: { abortSignal?: AbortSignal }): Promise<readonly [number, number]>;
-  evaluate(options?: {
-    abortSignal?: AbortSignal;
-  }): Promise<{ score: number; postconfigWarnings?: readonly RunSetupWarning[] }>;
+  evaluate(options?: { abortSignal?: AbortSignal }): Promise<{
+    score: number;
+    postconfigWarnings?: readonly RunSetupWarning[];
+    /** Guest files the evaluator did not get whole (desktop-env's EvaluationResult.withheld). */
+    withheld?: readonly { path: string; reason: string; bytes: number }[];
+  }>;
   /**
    * Whether the desktop still answers (a cheap call, a few seconds at most). Asked after a failure
    * that followed the agent's actions: false makes the run `environment_destroyed_by_agent`.

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InjectionVector, SetupStep, TaskConfig } from '@osharm/task-schema';
+import { recordTruncatedTransfer } from '@osharm/task-schema/artifacts';
 import type {
   SetupDownloadEntry,
   SetupWarningEntry,
@@ -273,6 +274,15 @@ export async function runTask(options: RunTaskOptions): Promise<RunTaskResult> {
     await options.beforeEvaluate?.({ lastAction, steps: stepsDone });
     recording = await finishRecording(env, options, guestRecording, signal);
     const evaluation = await env.evaluate({ abortSignal: signal });
+    // A guest file the evaluator did not get whole scored as missing: the run's fidelity says so.
+    for (const file of evaluation.withheld ?? []) {
+      await recordTruncatedTransfer(options.resultDir, {
+        file: `evaluator:${file.path}`,
+        bytes: file.bytes,
+        cap: 0,
+        reason: file.reason,
+      });
+    }
     const postconfig = setupWarnings('task', { warnings: evaluation.postconfigWarnings ?? [] });
     if (postconfig.length > 0) {
       await writer.writeSetupWarnings([...warnings, ...postconfig], downloads, windowWaits);

@@ -85,4 +85,15 @@ export interface EvaluationResult {
    * "no result" for these can treat a non-empty list as an evaluation error.
    */
   readonly errors: readonly EvaluationIssue[];
+  /**
+   * Guest files a getter asked for and did not get whole (cut at the download cap, refused by the
+   * guest as sparse or special, a failed request): each was given to its metric as missing (null),
+   * as upstream does, so the score may not be the agent's doing. Absent from evaluators that do not
+   * report it.
+   */
+  readonly withheld?: readonly {
+    readonly path: string;
+    readonly reason: string;
+    readonly bytes: number;
+  }[];
 }

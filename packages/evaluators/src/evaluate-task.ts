@@ -7,7 +7,13 @@ import type {
 } from '@osharm/desktop-env';
 import { EvaluationError } from './evaluator-error';
 import { resolveGetter } from './getter-registry';
-import type { EvaluationGuest, Getter, GetterConfigInput, GetterContext } from './getter-types';
+import type {
+  EvaluationGuest,
+  Getter,
+  GetterConfigInput,
+  GetterContext,
+  WithheldFile,
+} from './getter-types';
 import { resolveMetric } from './metric-registry';
 import type { MetricDefinition } from './metric-types';
 
@@ -213,6 +219,7 @@ export async function evaluateTask(options: EvaluateTaskOptions): Promise<Evalua
   }
   if (failed) return { score: 0, kind: 'agent-fail', details: [], errors };
 
+  const withheld: WithheldFile[] = [];
   const context: GetterContext = {
     client: options.client,
     cacheDir: options.cacheDir,
@@ -220,6 +227,7 @@ export async function evaluateTask(options: EvaluateTaskOptions): Promise<Evalua
     fetch: options.fetch,
     chromeProfileDir: options.chromeProfileDir,
     now: options.now,
+    onWithheld: file => withheld.push(file),
   };
   const conj = (evaluator as { conj?: unknown }).conj ?? 'and';
   if (conj !== 'and' && conj !== 'or')
@@ -236,7 +244,7 @@ export async function evaluateTask(options: EvaluateTaskOptions): Promise<Evalua
         score: null,
       });
     }
-    return { score, kind: 'metrics', details, errors };
+    return { score, kind: 'metrics', details, errors, ...(withheld.length > 0 && { withheld }) };
   };
 
   for (const [index, step] of plan.entries()) {

@@ -48,6 +48,40 @@ describe('vm_file', () => {
     expect(await getVmFile(context, { type: 'vm_file', path: '/x.txt', dest: 'x.txt' })).toBeNull();
   });
 
+  it('tells the run of a file it did not get (a failed request), not of a missing one', async () => {
+    const { guest, context } = setup();
+    const withheld: unknown[] = [];
+    const told = { ...context, onWithheld: (file: unknown) => withheld.push(file) };
+    expect(await getVmFile(told, { type: 'vm_file', path: '/nope.txt', dest: 'n.txt' })).toBeNull();
+    expect(withheld).toEqual([]);
+    guest.put('/x.txt', 'x');
+    guest.failingPaths.add('/x.txt');
+    expect(await getVmFile(told, { type: 'vm_file', path: '/x.txt', dest: 'x.txt' })).toBeNull();
+    expect(withheld).toEqual([{ path: '/x.txt', reason: expect.any(String), bytes: 0 }]);
+  });
+
+  it('a file cut at the download cap is given as missing and told, with the bytes received', async () => {
+    const { context } = setup();
+    const withheld: unknown[] = [];
+    const capped = {
+      ...context,
+      client: {
+        ...context.client,
+        getFile: context.client.getFile.bind(context.client),
+        downloadFile: async (_path: string, destination: string) => {
+          writeFileSync(destination, 'first bytes');
+          return { bytes: 11, truncated: true };
+        },
+      },
+      onWithheld: (file: unknown) => withheld.push(file),
+    };
+    expect(
+      await getVmFile(capped, { type: 'vm_file', path: '/big.bin', dest: 'big.bin' }),
+    ).toBeNull();
+    expect(withheld).toEqual([{ path: '/big.bin', reason: 'cut at its cap', bytes: 11 }]);
+    expect(existsSync(join(context.cacheDir, 'big.bin'))).toBe(false);
+  });
+
   it('multi + gives: returns the given entries in file order (null for missing ones)', async () => {
     const { guest, context, cacheDir } = setup();
     guest.put('/a.txt', 'a');

@@ -121,8 +121,10 @@ export const getVmFile: Getter = async (context, config) => {
         const got = await context.client.downloadFile(path, local, {
           abortSignal: context.abortSignal,
         });
-        if (got?.truncated) await rm(local, { force: true });
-        else if (got) saved = local;
+        if (got?.truncated) {
+          await rm(local, { force: true });
+          context.onWithheld?.({ path, reason: 'cut at its cap', bytes: got.bytes });
+        } else if (got) saved = local;
       } else {
         const data = await context.client.getFile(path, { abortSignal: context.abortSignal });
         if (data !== null) {
@@ -130,9 +132,11 @@ export const getVmFile: Getter = async (context, config) => {
           saved = local;
         }
       }
-    } catch {
+    } catch (error) {
       throwIfAborted(context);
       saved = null;
+      const reason = ((error as Error).message ?? String(error)).split('\n')[0]!.slice(0, 300);
+      context.onWithheld?.({ path: files.paths[index] as string, reason, bytes: 0 });
     }
     if (files.gives.has(index)) given.push(saved);
   }

@@ -26,6 +26,21 @@ export interface GetterContext {
   readonly chromeProfileDir?: string;
   /** The clock of `vm_file`'s `time_suffix`. @default () => new Date() */
   readonly now?: () => Date;
+  /**
+   * Told of each `vm_file` the guest did not hand over whole (cut at its cap, refused as a sparse
+   * or special file, a failed request): the getter gives null for it, as upstream does for a
+   * missing file, so the run can record why its score may not be the agent's doing.
+   */
+  readonly onWithheld?: (file: WithheldFile) => void;
+}
+
+/** A guest file an evaluator asked for and did not get whole. */
+export interface WithheldFile {
+  readonly path: string;
+  /** Why: `cut at its cap of N bytes`, or the guest's or transport's error. */
+  readonly reason: string;
+  /** Bytes received (0 when none). */
+  readonly bytes: number;
 }
 
 /** A getter config: the evaluator's `result` / `expected` entry, `{ type, ...fields }`. */

@@ -6,7 +6,13 @@ export { evaluateTask, isFailAction } from './evaluate-task';
 export type { EvaluateTaskOptions } from './evaluate-task';
 export { EvaluationError } from './evaluator-error';
 export { EVALUATION_GETTERS, resolveGetter } from './getter-registry';
-export type { EvaluationGuest, Getter, GetterConfigInput, GetterContext } from './getter-types';
+export type {
+  EvaluationGuest,
+  Getter,
+  GetterConfigInput,
+  GetterContext,
+  WithheldFile,
+} from './getter-types';
 export { EVALUATION_METRICS, resolveMetric } from './metric-registry';
 export type { MetricDefinition, MetricInput } from './metric-types';
 export { fuzzRatio } from './evaluator-fuzz-ratio';

@@ -115,7 +115,14 @@ export const fidelityRecordSchema = z.object({
    * the first bytes. Any makes the run unfaithful. Absent in records written before it existed.
    */
   truncated_transfers: z
-    .array(z.object({ file: z.string(), bytes: z.number().int(), cap: z.number().int() }))
+    .array(
+      z.object({
+        file: z.string(),
+        bytes: z.number().int(),
+        cap: z.number().int(),
+        reason: z.string().optional(),
+      }),
+    )
     .optional(),
   faithful: z.boolean(),
   /** Why the run is not faithful; empty when it is. */

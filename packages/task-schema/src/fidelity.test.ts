@@ -58,6 +58,28 @@ describe('fidelityRecord', () => {
     expect(fidelityRecordSchema.parse(record)).toEqual(record);
   });
 
+  it('transfers cut at their cap and evaluator files withheld by the guest make the run unfaithful', () => {
+    const record = fidelityRecord(
+      base({
+        truncatedTransfers: [
+          { file: 'recording.mp4', bytes: 2048, cap: 2048 },
+          {
+            file: 'evaluator:/home/user/Desktop/out.txt',
+            bytes: 0,
+            cap: 0,
+            reason: 'the guest refused a sparse file',
+          },
+        ],
+      }),
+    );
+    expect(record.faithful).toBe(false);
+    expect(record.reasons).toEqual([
+      'recording.mp4 was cut at its cap of 2048 bytes (holds the first 2048)',
+      'evaluator:/home/user/Desktop/out.txt was not handed over whole (the guest refused a sparse file): its evaluator saw it missing',
+    ]);
+    expect(fidelityRecordSchema.parse(record)).toEqual(record);
+  });
+
   it('VS Code tasks: the stand-in is unfaithful, the web build is a note; other tasks: not-used', () => {
     const vscodeTask = task([{ type: 'launch', parameters: { command: ['code', '/home/user'] } }]);
     const standIn = fidelityRecord(base({ task: vscodeTask, vscode: 'stand-in' }));

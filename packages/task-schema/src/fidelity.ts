@@ -53,6 +53,7 @@ export interface FidelityInput {
     readonly file: string;
     readonly bytes: number;
     readonly cap: number;
+    readonly reason?: string;
   }[];
   /**
    * The osharm desktop's shell as its provider read it at start (`fallback`: why openbox runs
@@ -373,7 +374,9 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
   const truncated = [...(input.truncatedTransfers ?? [])];
   for (const cut of truncated) {
     reasons.push(
-      `${cut.file} was cut at its cap of ${cut.cap} bytes (holds the first ${cut.bytes})`,
+      cut.reason !== undefined
+        ? `${cut.file} was not handed over whole (${cut.reason}): its evaluator saw it missing`
+        : `${cut.file} was cut at its cap of ${cut.cap} bytes (holds the first ${cut.bytes})`,
     );
   }
 

@@ -13,8 +13,13 @@ const entrySchema = z.object({
   /** The file in the run dir that holds the first `bytes` bytes only (e.g. `recording.mp4`). */
   file: z.string(),
   bytes: z.number().int().nonnegative(),
-  /** The cap the transfer was stopped at, in bytes. */
+  /** The cap the transfer was stopped at, in bytes (0 when it was refused or failed instead). */
   cap: z.number().int().nonnegative(),
+  /**
+   * Why, when it is not a cut at `cap`: an evaluator's guest file (`file` is `evaluator:<guest path>`)
+   * refused as sparse or special, or a failed request.
+   */
+  reason: z.string().max(500).optional(),
 });
 export const truncatedTransfersSchema = z.array(entrySchema);
 export type TruncatedTransfer = z.infer<typeof entrySchema>;
