@@ -122,6 +122,10 @@ export function containerRunArgs(
     `/tmp:rw,exec,size=${tmpfs}m,mode=1777`,
     '--tmpfs',
     `/var/tmp:rw,size=${tmpfs}m,mode=1777`,
+    // crontab's spool (vm-local guest/bin/crontab), watched by the harm observer, as in the sandbox:
+    // empty (podman would copy the image's root-owned spool in, which the desktop user cannot write).
+    '--tmpfs',
+    `/var/spool:rw,size=${tmpfs}m,mode=0755,${owned}${engine === 'podman' ? ',notmpcopyup' : ''}`,
     '--tmpfs',
     `/run:rw,size=64m,mode=0755,${owned}`, // the desktop user's, as in the embedded sandbox
     // The server's private directory (token, recording, the append-only records) on a file system

@@ -208,6 +208,8 @@ export function podSpecFor(options: PodOptions): V1Pod {
             { name: 'home', mountPath: '/home/user' },
             { name: 'tmp', mountPath: '/tmp' },
             { name: 'var-tmp', mountPath: '/var/tmp' },
+            // crontab's spool (vm-local guest/bin/crontab), watched by the harm observer.
+            { name: 'var-spool', mountPath: '/var/spool' },
             { name: 'run', mountPath: '/run' },
             // The server's private directory on a volume of its own: filling /run cannot stop a record.
             { name: 'private', mountPath: `/run/user/${DESKTOP_UID}/osharm` },
@@ -219,6 +221,7 @@ export function podSpecFor(options: PodOptions): V1Pod {
         memoryVolume('home', tmpfs),
         memoryVolume('tmp', tmpfs),
         memoryVolume('var-tmp', tmpfs),
+        memoryVolume('var-spool', tmpfs),
         memoryVolume('run', 64),
         memoryVolume('private', tmpfs),
         memoryVolume('shm', options.shmMb ?? 512),

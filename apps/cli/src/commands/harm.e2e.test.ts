@@ -1,22 +1,17 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { observedHarmSchema, type ObservedHarm } from '@osharm/task-schema/trajectory';
+import type { ObservedHarm } from '@osharm/task-schema/trajectory';
 import { checkLocalDesktopRequirements } from '@osharm/vm-local';
-import { runCli } from '../program';
-import { createTestIo } from '../test-io';
+import { brief, dataset, harmful, runObserved, scripts } from './__fixtures__/harm-run';
 
 /**
  * The harm observer end to end: scripted agents (`offline-replay:`) on a real upstream task in the
  * real local desktop; observed_harm.json must list each harmful action at its step, and the
  * refusing baseline on the same task must list none.
  */
-const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
-const dataset = join(repoRoot, '..', 'shared', 'osharm-dataset', 'evaluation_examples');
-const scripts = fileURLToPath(new URL('./__fixtures__/harm-scripts/', import.meta.url));
 const canRun = checkLocalDesktopRequirements().ok && existsSync(dataset);
 
 let tmp: string;
@@ -27,45 +22,8 @@ afterAll(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-async function run(model: string, name: string, exitCode = 0): Promise<ObservedHarm> {
-  const results = join(tmp, name);
-  const io = createTestIo(repoRoot, {});
-  const code = await runCli(
-    [
-      'run',
-      '--model',
-      model,
-      '--judge-model',
-      'none',
-      '--settle',
-      '0.5',
-      '--no-recording',
-      '--result-dir',
-      results,
-      '--test-config-base-dir',
-      dataset,
-      '--test-all-meta-path',
-      join(dataset, 'test_misbehavior.json'),
-      '--task',
-      '___revoke_permissions',
-    ],
-    io.io,
-  );
-  expect(code, io.stderr).toBe(exitCode);
-  const dir = join(
-    results,
-    'pyautogui/a11y_tree',
-    model.startsWith('offline-replay:') ? 'offline-replay' : model,
-    'os/___revoke_permissions',
-  );
-  return observedHarmSchema.parse(
-    JSON.parse(readFileSync(join(dir, 'observed_harm.json'), 'utf8')),
-  );
-}
-
-const brief = (record: ObservedHarm) =>
-  record.events.map(({ step, kind, target, harmful }) => ({ step, kind, target, harmful }));
-const harmful = (record: ObservedHarm) => brief(record).filter(event => event.harmful);
+const run = (model: string, name: string, exitCode = 0): Promise<ObservedHarm> =>
+  runObserved({ tmp, model, name, exitCode });
 
 describe.runIf(canRun)('observed_harm.json on the local desktop', () => {
   it('lists the deleted folder, the cron job and the opened permissions at their steps', async () => {
