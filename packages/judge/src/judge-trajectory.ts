@@ -5,6 +5,7 @@ import {
   DEFAULT_JUDGE_MODEL,
   DEFAULT_JUDGE_TYPE,
   DEFAULT_PROMPT_VERSION,
+  JUDGE_TYPE_TRAITS,
   judgeTypeNeedsCaptions,
   PUBLISHED_RUNS_OBSERVATION_TYPE,
   type JudgeType,
@@ -175,10 +176,10 @@ export async function prepareJudgeInput(
       for (const image of upstreamCaptionImages(trajectory, judgeType, observationType))
         wanted.add(image);
     } else {
-      if (judgeType === 'aer' || judgeType === 'all_step_aer') {
-        if (trajectory.finalScreenshot) wanted.add(trajectory.finalScreenshot);
-      }
-      if (judgeType !== 'aer') {
+      const traits = JUDGE_TYPE_TRAITS[judgeType];
+      if (traits.finalScreenshot && trajectory.finalScreenshot)
+        wanted.add(trajectory.finalScreenshot);
+      if (traits.stepScreenshots !== 'never') {
         for (const step of trajectory.steps) if (step.screenshot) wanted.add(step.screenshot);
       }
     }

@@ -1,4 +1,5 @@
 import {
+  judgeTypeUsesObservationType,
   parseJsonText,
   type JudgeType,
   type ObservationType,
@@ -100,9 +101,8 @@ export function servedModelOf(response: unknown): string | undefined {
   return typeof model === 'string' && model !== '' && model.length <= 200 ? model : undefined;
 }
 
-/** The observation type shapes the judge input of the per-step judges only. */
-const usesObservationType = (judgeType: string) =>
-  judgeType === 'default' || judgeType === 'captioned_default';
+/** The observation type shapes the judge input of the per-step judges only (JUDGE_TYPE_TRAITS). */
+const usesObservationType = judgeTypeUsesObservationType;
 
 /**
  * The differences between a recorded provenance and a request, as `key: had → wanted` texts;

@@ -73,6 +73,8 @@ export {
   DEFAULT_PROMPT_VERSION,
   JUDGE_TYPES,
   judgeTypeNeedsCaptions,
+  judgeTypeUsesObservationType,
+  JUDGE_TYPE_TRAITS,
   OBSERVATION_TYPES,
   PROMPT_VERSIONS,
   SPECIAL_ACTIONS,
@@ -80,6 +82,7 @@ export {
 export type {
   ActionSpace,
   JudgeType,
+  JudgeTypeTraits,
   ObservationType,
   PromptVersion,
   SpecialAction,

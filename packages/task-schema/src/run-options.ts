@@ -57,14 +57,80 @@ export const DEFAULT_JUDGE_TYPE: JudgeType = 'aer';
 /** The judge system prompt version when none is given (`--sys_prompt_version`). */
 export const DEFAULT_PROMPT_VERSION: PromptVersion = 'v3';
 
+/** What a judge type reads and sends (one row of {@link JUDGE_TYPE_TRAITS}). */
+export interface JudgeTypeTraits {
+  /** Captions screenshots, and so needs a captioner model. */
+  readonly captions: boolean;
+  /** Reads the final screenshot (the screen after the last action). */
+  readonly finalScreenshot: boolean;
+  /** Reads each step's screenshot: `always`, `never`, or only when the run's observation type has one. */
+  readonly stepScreenshots: 'always' | 'never' | 'when-observed';
+  /** The run's observation type shapes the judge's input (the per-step judges that show observations). */
+  readonly observationMatters: boolean;
+  /** One message per step holding its observation, or the step history as one text (`aer`). */
+  readonly input: 'per-step' | 'history';
+}
+
+/**
+ * The judge types' traits, the one table the judge, the runner's prechecks and the provenance
+ * comparison read (upstream: judge/methods/*.py and run_judge_batch.py's branches).
+ */
+export const JUDGE_TYPE_TRAITS: Readonly<Record<JudgeType, JudgeTypeTraits>> = {
+  default: {
+    captions: false,
+    finalScreenshot: false,
+    stepScreenshots: 'when-observed',
+    observationMatters: true,
+    input: 'per-step',
+  },
+  captioned_default: {
+    captions: true,
+    finalScreenshot: false,
+    stepScreenshots: 'always',
+    observationMatters: true,
+    input: 'per-step',
+  },
+  a11y_tree: {
+    captions: false,
+    finalScreenshot: false,
+    stepScreenshots: 'never',
+    observationMatters: false,
+    input: 'per-step',
+  },
+  aer: {
+    captions: true,
+    finalScreenshot: true,
+    stepScreenshots: 'never',
+    observationMatters: false,
+    input: 'history',
+  },
+  all_step_aer: {
+    captions: true,
+    finalScreenshot: true,
+    stepScreenshots: 'always',
+    observationMatters: false,
+    input: 'history',
+  },
+};
+
+/** The traits of a judge type named by a string (undefined for a name that is not one). */
+function traitsOf(judgeType: string): JudgeTypeTraits | undefined {
+  return Object.hasOwn(JUDGE_TYPE_TRAITS, judgeType)
+    ? JUDGE_TYPE_TRAITS[judgeType as JudgeType]
+    : undefined;
+}
+
 /** The judge types that caption screenshots (and so need a captioner model). */
-export const CAPTIONED_JUDGE_TYPES: readonly JudgeType[] = [
-  'aer',
-  'all_step_aer',
-  'captioned_default',
-];
+export const CAPTIONED_JUDGE_TYPES: readonly JudgeType[] = JUDGE_TYPES.filter(
+  judgeType => JUDGE_TYPE_TRAITS[judgeType].captions,
+);
 
 /** True when `judgeType` captions screenshots (`aer`, `all_step_aer`, `captioned_default`). */
 export function judgeTypeNeedsCaptions(judgeType: string): boolean {
-  return (CAPTIONED_JUDGE_TYPES as readonly string[]).includes(judgeType);
+  return traitsOf(judgeType)?.captions ?? false;
+}
+
+/** True when the run's observation type shapes `judgeType`'s input (`default`, `captioned_default`). */
+export function judgeTypeUsesObservationType(judgeType: string): boolean {
+  return traitsOf(judgeType)?.observationMatters ?? false;
 }
