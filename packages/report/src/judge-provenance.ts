@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { promptProvenanceSchema } from '@osharm/task-schema';
+import { judgeTypeUsesObservationType, promptProvenanceSchema } from '@osharm/task-schema';
 import type { JudgmentProvenance } from '@osharm/task-schema/artifacts';
 import type { JudgmentRecord, TrajectoryRecord } from './results-tree';
 
-/** The observation type shapes the input of the per-step judges only. */
-const usesObservationType = (judgeType: string) =>
-  judgeType === 'default' || judgeType === 'captioned_default';
+/** The observation type shapes the input of the per-step judges only (task-schema's table). */
+const usesObservationType = judgeTypeUsesObservationType;
 
 /**
  * A short label for what made a verdict: `other tool` for a judgment.json osharm did not write
