@@ -10,6 +10,7 @@ import ctypes
 import os
 import signal
 import sys
+import time
 
 PR_SET_DUMPABLE = 4
 ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -23,10 +24,13 @@ if os.fork() == 0:
     os.setsid()
     os.execvp(sys.argv[1], sys.argv[1:])
 
+# Without a child (the session ended, or was killed with everything else) the loop polls: orphans
+# the namespace hands to pid 1 later must still be reaped. (It paused here until a signal; with
+# SIGCHLD at its default none came, and every later orphan stayed a zombie.)
 while True:
     try:
         os.wait()
     except ChildProcessError:
-        signal.pause()
+        time.sleep(0.2)
     except InterruptedError:
         pass
