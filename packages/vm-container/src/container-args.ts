@@ -128,10 +128,6 @@ export function containerRunArgs(
     `/var/spool:rw,size=${tmpfs}m,mode=0755,${owned}${engine === 'podman' ? ',notmpcopyup' : ''}`,
     '--tmpfs',
     `/run:rw,size=64m,mode=0755,${owned}`, // the desktop user's, as in the embedded sandbox
-    // The server's private directory (token, recording, the append-only records) on a file system
-    // of its own, as in the embedded sandbox: an agent that fills /run cannot make a record fail.
-    '--tmpfs',
-    `/run/user/${DESKTOP_UID}/osharm:rw,size=${tmpfs}m,mode=0700,${owned}`,
     '--volume',
     `${target.harnessDir}:/run/harness:rw`,
     // The engine's default rlimits can exceed the host's hard limits, which runc may not raise.

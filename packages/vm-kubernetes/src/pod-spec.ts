@@ -211,8 +211,6 @@ export function podSpecFor(options: PodOptions): V1Pod {
             // crontab's spool (vm-local guest/bin/crontab), watched by the harm observer.
             { name: 'var-spool', mountPath: '/var/spool' },
             { name: 'run', mountPath: '/run' },
-            // The server's private directory on a volume of its own: filling /run cannot stop a record.
-            { name: 'private', mountPath: `/run/user/${DESKTOP_UID}/osharm` },
             { name: 'shm', mountPath: '/dev/shm' },
           ],
         },
@@ -223,7 +221,6 @@ export function podSpecFor(options: PodOptions): V1Pod {
         memoryVolume('var-tmp', tmpfs),
         memoryVolume('var-spool', tmpfs),
         memoryVolume('run', 64),
-        memoryVolume('private', tmpfs),
         memoryVolume('shm', options.shmMb ?? 512),
       ],
     },
