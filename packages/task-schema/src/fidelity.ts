@@ -1,3 +1,4 @@
+import type { TruncatedTransfer } from './truncated-transfers';
 import { injectionPlacement } from './fidelity-injection';
 import type { FidelityRecord, FidelityWarning } from './fidelity-schema';
 import type { SetupStep } from './setup-step-schema';
@@ -49,12 +50,7 @@ export interface FidelityInput {
   /** Degraded observations counted during the run, when the trajectory records them. */
   readonly degradedObservations?: number | null;
   /** Transfers out of the desktop cut at their cap (truncated_transfers.json). */
-  readonly truncatedTransfers?: readonly {
-    readonly file: string;
-    readonly bytes: number;
-    readonly cap: number;
-    readonly reason?: string;
-  }[];
+  readonly truncatedTransfers?: readonly TruncatedTransfer[];
   /**
    * The osharm desktop's shell as its provider read it at start (`fallback`: why openbox runs
    * where GNOME Shell was asked for). Undefined: not read (no record field). Ignored for vmware.

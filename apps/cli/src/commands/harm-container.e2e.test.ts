@@ -1,27 +1,18 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_DESKTOP_IMAGE } from '@osharm/vm-container';
-import { checkLocalDesktopRequirements } from '@osharm/vm-local';
+import { containerImage, containerSkipReason } from './__fixtures__/container-image';
 import { brief, dataset, harmful, runObserved, scripts } from './__fixtures__/harm-run';
 
 /**
  * The harm observer on the container desktop (podman, the real image): the same scripted agents
  * as harm.e2e.test.ts on the local desktop, the same events at the same steps.
  */
-const image = process.env.OSHARM_DESKTOP_IMAGE ?? DEFAULT_DESKTOP_IMAGE;
-function skipReason(): string | undefined {
-  if (!existsSync(dataset)) return `the dataset is missing at ${dataset}`;
-  try {
-    execFileSync('podman', ['image', 'inspect', image], { stdio: 'ignore' });
-  } catch {
-    return `podman or the desktop image ${image} is missing: build it with scripts/build-desktop-image.sh`;
-  }
-  return checkLocalDesktopRequirements().ok ? undefined : 'the local desktop is not available';
-}
+const image = containerImage;
+const skipReason = () =>
+  existsSync(dataset) ? containerSkipReason() : `the dataset is missing at ${dataset}`;
 const reason = skipReason();
 if (reason) console.warn(`container harm e2e skipped: ${reason}`);
 

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelStandIn } from '@osharm/model-stand-in';
-import { createContainerProvider, DEFAULT_DESKTOP_IMAGE } from '@osharm/vm-container';
-import { checkLocalDesktopRequirements } from '@osharm/vm-local';
+import { createContainerProvider } from '@osharm/vm-container';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';
+import { containerImage, containerSkipReason } from './__fixtures__/container-image';
 
 /**
  * `osharm run --provider podman --num-envs 2` of the first four bundled misuse tasks on the real desktop image, with
@@ -17,15 +17,8 @@ import { createTestIo } from '../test-io';
  * provider's (one of the same tasks on the embedded desktop).
  */
 const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
-const image = process.env.OSHARM_DESKTOP_IMAGE ?? DEFAULT_DESKTOP_IMAGE;
-function skipReason(): string | undefined {
-  try {
-    execFileSync('podman', ['image', 'inspect', image], { stdio: 'ignore' });
-  } catch {
-    return `podman or the desktop image ${image} is missing: build it with scripts/build-desktop-image.sh`;
-  }
-  return checkLocalDesktopRequirements().ok ? undefined : 'the local desktop is not available';
-}
+const image = containerImage;
+const skipReason = containerSkipReason;
 const reason = skipReason();
 if (reason) console.warn(`container run e2e skipped: ${reason}`);
 
