@@ -48,7 +48,6 @@ describe.skipIf(reason !== undefined)('podSpecFor under podman kube play', () =>
       'var-tmp',
       'var-spool',
       'run',
-      'private',
       'shm',
     ]);
     const played = performance.now();
