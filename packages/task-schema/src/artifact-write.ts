@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import {
+  lstatSync,
+  mkdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { rename } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { redactSecrets } from './secrets';
 import { UnsafeFileError } from './trajectory-file';
@@ -49,8 +55,8 @@ export async function ensureDirInside(root: string, relativeDir: string): Promis
   }
   // A component swapped for a symlink meanwhile would show here.
   // (synchronous: local metadata, cheaper than a thread-pool round trip; see trajectory-file.ts)
-  const real = realpathSync(current);
-  const realBase = realpathSync(base);
+  const real = realpathSync.native(current);
+  const realBase = realpathSync.native(base);
   if (real !== join(realBase, relative(base, current)))
     throw new UnsafeFileError({
       file: current,
@@ -85,11 +91,13 @@ export async function writeArtifact(
   const dir = await ensureDirInside(root, parts.join(sep) || '.');
   const path = join(dir, name);
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // The write is synchronous (a small local file; see trajectory-file.ts on the thread pool's cost);
+  // the rename is not: replacing a file can wait on the disk (ext4 flushes the new data first).
   try {
-    await writeFile(temporary, redactSecrets(text), { flag: 'wx' });
+    writeFileSync(temporary, redactSecrets(text), { flag: 'wx' });
     await rename(temporary, path);
   } catch (error) {
-    await rm(temporary, { force: true });
+    rmSync(temporary, { force: true });
     throw error;
   }
   return path;

@@ -1,4 +1,4 @@
-import { openTrajectoryFile, UnsafeFileError } from './trajectory-file';
+import { readTrajectoryRegion, UnsafeFileError } from './trajectory-file';
 import { parseResultTxt } from './trajectory-schema';
 
 /**
@@ -59,21 +59,15 @@ async function readBounded(
   max: number,
   { tail = false } = {},
 ): Promise<string | undefined> {
-  const opened = await openTrajectoryFile(name, {
-    within: dir,
-    maxBytes: Number.MAX_SAFE_INTEGER,
-  }).catch((error: unknown) => {
+  try {
+    return readTrajectoryRegion(
+      name,
+      { within: dir, maxBytes: Number.MAX_SAFE_INTEGER },
+      { length: max, tail },
+    ).text;
+  } catch (error) {
     if (UnsafeFileError.isInstance(error)) return undefined;
     throw error;
-  });
-  if (!opened) return undefined;
-  try {
-    const length = Math.min(max, opened.size);
-    const buffer = Buffer.alloc(length);
-    await opened.handle.read(buffer, 0, length, tail ? opened.size - length : 0);
-    return buffer.toString('utf8');
-  } finally {
-    await opened.handle.close();
   }
 }
 

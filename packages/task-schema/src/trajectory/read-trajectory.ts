@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { parseJsonText } from '../json-file';
 import {
   DEFAULT_FILE_LIMITS,
-  openTrajectoryFile,
+  readTrajectoryRegion,
   screenshotChecker,
   UnsafeFileError,
   type TrajectoryFileLimits,
@@ -120,21 +120,13 @@ async function readCapped(
   maxBytes: number,
   mtimes: number[],
 ): Promise<{ text?: string; refusal?: UnsafeFileError }> {
-  let opened;
   try {
-    opened = await openTrajectoryFile(name, { within: dir, maxBytes });
+    const read = readTrajectoryRegion(name, { within: dir, maxBytes }, { length: maxBytes });
+    mtimes.push(read.mtimeMs);
+    return { text: read.text };
   } catch (error) {
     if (!UnsafeFileError.isInstance(error)) throw error;
     return error.reason === 'missing' ? {} : { refusal: error };
-  }
-  try {
-    const info = await opened.handle.stat();
-    mtimes.push(info.mtimeMs);
-    const buffer = Buffer.alloc(Math.min(opened.size, maxBytes));
-    const { bytesRead } = await opened.handle.read(buffer, 0, buffer.length, 0);
-    return { text: buffer.subarray(0, bytesRead).toString('utf8') };
-  } finally {
-    await opened.handle.close();
   }
 }
 
