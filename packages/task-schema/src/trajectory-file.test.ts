@@ -90,6 +90,32 @@ describe('readTrajectoryFile', () => {
     expect(await reasonOf('nope.png')).toBe('missing');
   });
 
+  it('the remembered real path of the dir never widens what is read: re-pointed dirs are resolved again', async () => {
+    // The trajectory dir reached through a symlink, read once (its real path is remembered) ...
+    const first = join(base, 'first');
+    const second = join(base, 'second');
+    for (const real of [first, second]) {
+      await mkdir(real);
+      await writeFile(join(real, 'step_0.png'), Buffer.concat([PNG, Buffer.from(real)]));
+    }
+    const link = join(base, 'link');
+    await symlink(first, link);
+    const read = (name: string) =>
+      readTrajectoryFile(name, { within: link, maxBytes: 1000, kind: 'image' }).then(
+        bytes => bytes.toString('latin1'),
+        (error: unknown) => (UnsafeFileError.isInstance(error) ? error.reason : 'thrown'),
+      );
+    expect(await read('step_0.png')).toContain(first);
+    // ... then re-pointed: the file of the new target is read (resolved again), not refused ...
+    await rm(link);
+    await symlink(second, link);
+    expect(await read('step_0.png')).toContain(second);
+    // ... and a parent symlink inside still cannot lead outside, remembered or not.
+    await symlink(base, join(second, 'up'));
+    expect(await read('up/secret.png')).toBe('outside');
+    expect(await read('up/first/step_0.png')).toBe('outside');
+  });
+
   it('checkTrajectoryFile reports instead of throwing', async () => {
     await symlink('/etc/passwd', join(dir, 'x.png'));
     const check = await checkTrajectoryFile('x.png', {
