@@ -1,11 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  lstatSync,
-  mkdirSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { redactSecrets } from './secrets';

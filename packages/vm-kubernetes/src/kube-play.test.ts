@@ -42,14 +42,7 @@ describe.skipIf(reason !== undefined)('podSpecFor under podman kube play', () =>
   });
 
   it('plays the pod, whose guest server answers only with the token, runs as uid 1000 with the limits asked', async () => {
-    expect(volumes.map(v => v.name)).toEqual([
-      'home',
-      'tmp',
-      'var-tmp',
-      'var-spool',
-      'run',
-      'shm',
-    ]);
+    expect(volumes.map(v => v.name)).toEqual(['home', 'tmp', 'var-tmp', 'var-spool', 'run', 'shm']);
     const played = performance.now();
     pod$ = playPod(pod, secret.data!);
     await pod$;
