@@ -39,7 +39,7 @@ export interface CheckTotals {
   readonly seconds_per_run: number;
 }
 
-export function totals(lines: readonly CheckLine[]): CheckTotals {
+function totals(lines: readonly CheckLine[]): CheckTotals {
   const seconds = lines.reduce((sum, line) => sum + line.seconds, 0);
   return {
     runs: lines.length,

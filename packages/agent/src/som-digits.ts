@@ -18,8 +18,8 @@ const GLYPHS: readonly (readonly string[])[] = [
 /** Pixels per font dot. */
 const SCALE = 2;
 /** Glyph size in pixels. */
-export const GLYPH_WIDTH = 5 * SCALE;
-export const GLYPH_HEIGHT = 7 * SCALE;
+const GLYPH_WIDTH = 5 * SCALE;
+const GLYPH_HEIGHT = 7 * SCALE;
 /** Space between glyphs and around the text inside the black box, in pixels. */
 const GAP = 2;
 const PADDING = 2;

@@ -55,7 +55,7 @@ export interface AgentStepAnswer {
  * takes that form; Anthropic sends a string as one text block), or as one-part lists with
  * `textAsParts` (upstream's wire).
  */
-export function toModelCall(call: AgentStepCall): ModelCallOptions {
+function toModelCall(call: AgentStepCall): ModelCallOptions {
   const asParts = call.textAsParts === true;
   const content = (parts: readonly AgentContentPart[]): ModelMessage['content'] =>
     asParts || parts.some(part => part.type !== 'text')

@@ -21,7 +21,6 @@ import {
 } from './guest-transport-util';
 
 export {
-  AnswerTooLarge,
   DEFAULT_DOWNLOAD_LIMIT_BYTES,
   DEFAULT_GUEST_ANSWER_LIMITS,
   DEFAULT_GUEST_TIMEOUTS_MS,

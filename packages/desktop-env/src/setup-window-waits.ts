@@ -26,10 +26,10 @@ export interface WindowTarget {
 }
 
 /** Default deadline of a setup step's wait for a window (VS Code's cold start under load ≈ 6 s). */
-export const DEFAULT_WINDOW_DEADLINE_MS = 20_000;
+const DEFAULT_WINDOW_DEADLINE_MS = 20_000;
 
 /** The window of an `activate_window` step, when `step` is one with a usable `window_name`. */
-export function activationTarget(step: unknown): WindowTarget | undefined {
+function activationTarget(step: unknown): WindowTarget | undefined {
   if (!step || typeof step !== 'object') return undefined;
   const { type, parameters } = step as { type?: unknown; parameters?: unknown };
   if (type !== 'activate_window' || !parameters || typeof parameters !== 'object') return undefined;

@@ -25,7 +25,7 @@ export interface WindowWaitOptions extends GuestCallOptions {
  * Whether a `wmctrl -lx` line names the window the way `wmctrl -a NAME` would find it: the title
  * (or with `byClass` the WM_CLASS) contains NAME ignoring case, or with `strict` equals it exactly.
  */
-export function windowLineMatches(
+function windowLineMatches(
   line: string,
   windowName: string,
   options: { readonly strict?: boolean; readonly byClass?: boolean } = {},

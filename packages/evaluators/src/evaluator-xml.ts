@@ -13,7 +13,7 @@ export interface XmlElement {
 }
 
 /** A child node: an element or a run of character data (CDATA merged in, as lxml and SAX do). */
-export type XmlNode = XmlElement | string;
+type XmlNode = XmlElement | string;
 
 /** The result of {@link parseXml}. */
 export interface ParsedXml {

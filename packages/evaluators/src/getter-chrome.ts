@@ -3,10 +3,7 @@ import { throwIfAborted } from './getter-types';
 import type { Getter, GetterContext } from './getter-types';
 
 /** Chrome's profile directories relative to `$HOME`, in the order the getters try them. */
-export const CHROME_PROFILE_DIRS = [
-  '.config/google-chrome/Default',
-  '.config/chromium/Default',
-] as const;
+const CHROME_PROFILE_DIRS = ['.config/google-chrome/Default', '.config/chromium/Default'] as const;
 
 /**
  * The guest paths of a Chrome profile file: `chromeProfileDir/<file>` when the context names the

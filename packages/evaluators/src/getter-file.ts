@@ -11,7 +11,7 @@ import { throwIfAborted } from './getter-types';
 import type { Getter, GetterConfigInput, GetterContext } from './getter-types';
 
 /** `os.path.join(cache_dir, dest)`, refusing a destination that escapes the cache directory. */
-export function cachePath(cacheDir: string, dest: string, getter: string): string {
+function cachePath(cacheDir: string, dest: string, getter: string): string {
   const root = resolve(cacheDir);
   const path = resolve(root, dest);
   const inside = relative(root, path);

@@ -16,7 +16,7 @@ import {
 import type { MetricDefinition } from './metric-types';
 
 /** The options of {@link compareDocxFiles}, with upstream's defaults. */
-export interface CompareDocxOptions {
+interface CompareDocxOptions {
   /** Compare the whitespace-collapsed joined texts instead of paragraph by paragraph. @default true */
   readonly ignore_blanks?: unknown;
   /** Lower-case before comparing. @default false */

@@ -10,7 +10,7 @@ const stateSchema = z.looseObject({
   sha256: z.string().optional(),
 });
 
-export const guestFileChangeSchema = z.looseObject({
+const guestFileChangeSchema = z.looseObject({
   change: z.enum(['created', 'deleted', 'modified', 'mode', 'owner', 'read']),
   path: z.string(),
   type: z.enum(['file', 'dir', 'link', 'other']),
@@ -21,7 +21,7 @@ export const guestFileChangeSchema = z.looseObject({
 });
 export type GuestFileChange = z.infer<typeof guestFileChangeSchema>;
 
-export const guestProcessSchema = z.looseObject({
+const guestProcessSchema = z.looseObject({
   pid: z.number().int(),
   ppid: z.number().int(),
   argv: z.array(z.string()),
@@ -38,7 +38,7 @@ export type GuestProcess = z.infer<typeof guestProcessSchema>;
 export type GuestSudoEntry = Record<string, unknown>;
 
 /** A name looked up through the desktop's recording nameserver (vm-local's src/guest-dns.ts). */
-export const guestLookupSchema = z.looseObject({
+const guestLookupSchema = z.looseObject({
   name: z.string().min(1).max(1100),
   type: z.string().max(16),
   transport: z.enum(['udp', 'tcp']),

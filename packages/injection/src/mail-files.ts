@@ -92,7 +92,7 @@ export function receivedMessage(index: number, text: string): string {
  * Thunderbird's install hash of `/usr/lib/thunderbird` (the Debian and Ubuntu package location; it is
  * derived from the path only), as written by Thunderbird itself into `installs.ini`.
  */
-export const THUNDERBIRD_INSTALL_HASH = 'FDC34C9F024745EB';
+const THUNDERBIRD_INSTALL_HASH = 'FDC34C9F024745EB';
 
 /** Where the capture SMTP listener runs, when the profile should send through it. */
 export interface ThunderbirdSmtp {

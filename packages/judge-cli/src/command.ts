@@ -48,7 +48,7 @@ export interface BatchJudgeFlags {
 }
 
 export const IMAGE_FORMATS = ['png', 'jpeg', 'webp'] as const;
-export const RUN_RULES: readonly RunRule[] = ['auto', 'osharm', 'upstream'];
+const RUN_RULES: readonly RunRule[] = ['auto', 'osharm', 'upstream'];
 
 const positiveInteger = (value: string): number => {
   const number = Number(value);

@@ -31,7 +31,7 @@ const batchLine = (event: Extract<JudgeTreeEvent, { type: 'batch-status' }>) =>
 export type ShowPath = (path: string) => string;
 
 /** `[12/150] ok safe=true success=false results/…/os/_x` or `[13/150] error results/…: reason`. */
-export function trajectoryLine(
+function trajectoryLine(
   event: Extract<JudgeTreeEvent, { type: 'trajectory-end' }>,
   show: ShowPath,
 ): string {

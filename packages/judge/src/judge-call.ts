@@ -145,7 +145,7 @@ export async function judgeGuard<T>(call: () => Promise<T>): Promise<T> {
  * Markdown fence.
  * @throws {JudgeOutputError}
  */
-export function judgeAnswer(
+function judgeAnswer(
   modelId: string,
   result: ModelResult,
   output: StructuredOutput | undefined,

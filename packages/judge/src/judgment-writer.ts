@@ -15,7 +15,7 @@ import { upstreamMessagesText } from './upstream-messages';
 import { assertWritableJudgment } from './provenance';
 
 /** messages.json: the judge input as OpenAI-style messages, images referenced by file name. */
-export function messagesForFile(prompt: JudgePrompt, dir: string): unknown[] {
+function messagesForFile(prompt: JudgePrompt, dir: string): unknown[] {
   const messages: unknown[] = [];
   if (prompt.system !== undefined) {
     messages.push({

@@ -23,7 +23,7 @@ export function pythonJsonDump(value: unknown): string {
 }
 
 /** The message list upstream's judge sends and dumps, for `prompt` (images read and encoded). */
-export async function upstreamMessageList(
+async function upstreamMessageList(
   prompt: JudgePrompt,
   images: ImageOptions | undefined,
 ): Promise<unknown[]> {

@@ -2,7 +2,7 @@ import type { RateValue } from '@osharm/task-schema/artifacts';
 import { formatFixed } from './python-format';
 
 /** @internal A fraction as a percentage with one decimal, without the `%` sign: `0.667` → `66.7`. */
-export const percentNumber = (fraction: number): string => formatFixed(fraction * 100, 1);
+const percentNumber = (fraction: number): string => formatFixed(fraction * 100, 1);
 
 /**
  * @internal A rate for display: `66.7% [20.8–93.9]` with its interval, `66.7%` without; `–` when

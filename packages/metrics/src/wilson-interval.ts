@@ -47,7 +47,7 @@ export function wilsonInterval(
 }
 
 /** @internal Two-sided normal quantile for a confidence level (exact constant at 0.95). */
-export function zForConfidence(confidence: number): number {
+function zForConfidence(confidence: number): number {
   if (!(confidence > 0 && confidence < 1)) {
     throw new MetricsInputError({
       argument: 'confidence',

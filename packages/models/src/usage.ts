@@ -3,8 +3,6 @@
 // vendor names are kept. An answer without a usage block counts as one unreported call.
 import type { TokenUsage } from '@osharm/model-spec';
 
-type Body = Record<string, unknown> | undefined | null;
-
 const count = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 
@@ -89,5 +87,3 @@ export function geminiUsage(usage: unknown): TokenUsage {
     reasoning: thoughts,
   });
 }
-
-export type { Body };

@@ -13,7 +13,7 @@ import { reportClientOverview } from './report-client-overview';
  * updates). Every value from a trajectory is written with `textContent` — never as HTML; only the
  * server-built table and chart fragments are inserted as markup.
  */
-export function reportClient(
+function reportClient(
   base: ClientBase,
   overview: ReturnType<typeof reportClientOverview>,
   details: ReturnType<typeof reportClientDetail>,

@@ -118,7 +118,7 @@ ${payload}
 }
 
 /** A file path as a URL relative to `baseDir` (each segment percent-encoded). */
-export function relativeUrl(baseDir: string, file: string): string {
+function relativeUrl(baseDir: string, file: string): string {
   const path = relative(baseDir, file);
   if (path === '' || /^[a-zA-Z]:/.test(path)) return pathToFileURL(file).href;
   return path.split(sep).map(encodeURIComponent).join('/');

@@ -73,7 +73,7 @@ export function headlineTableHtml(
 }
 
 /** The charts of one judge configuration, as inline SVG in `<figure>`s. */
-export async function chartsHtml(
+async function chartsHtml(
   items: readonly JudgedTrajectory[],
   rows: readonly HeadlineRow[],
   runs: readonly string[],

@@ -16,7 +16,7 @@ const fileGetterFields = {
 const getter = <T extends string, S extends z.core.$ZodLooseShape>(type: T, shape: S) =>
   z.looseObject({ type: z.literal(type), ...shape });
 
-export const knownGetterSchema = z.discriminatedUnion('type', [
+const knownGetterSchema = z.discriminatedUnion('type', [
   getter('vm_file', {
     ...fileGetterFields,
     time_suffix: z.boolean().optional(),

@@ -39,13 +39,13 @@ const executeParameters = z.looseObject({
     .optional(),
 });
 
-export const downloadStepSchema = step(
+const downloadStepSchema = step(
   'download',
   z.looseObject({
     files: z.array(z.looseObject({ url: z.url(), path: z.string().min(1) })).min(1),
   }),
 );
-export const uploadFileStepSchema = step(
+const uploadFileStepSchema = step(
   'upload_file',
   z.looseObject({
     /** `local_path` is relative to the dataset's asset root (upstream: the repository root). */
@@ -54,14 +54,14 @@ export const uploadFileStepSchema = step(
       .min(1),
   }),
 );
-export const openStepSchema = step('open', z.looseObject({ path: z.string().min(1) }));
-export const launchStepSchema = step(
+const openStepSchema = step('open', z.looseObject({ path: z.string().min(1) }));
+const launchStepSchema = step(
   'launch',
   z.looseObject({ command: commandSchema, shell: z.boolean().optional() }),
 );
-export const executeStepSchema = step('execute', executeParameters);
-export const commandStepSchema = step('command', executeParameters);
-export const executeWithVerificationStepSchema = step(
+const executeStepSchema = step('execute', executeParameters);
+const commandStepSchema = step('command', executeParameters);
+const executeWithVerificationStepSchema = step(
   'execute_with_verification',
   z.looseObject({
     command: commandSchema,
@@ -76,22 +76,22 @@ export const executeWithVerificationStepSchema = step(
     check_interval: z.number().positive().optional(),
   }),
 );
-export const sleepStepSchema = step('sleep', z.looseObject({ seconds: z.number().nonnegative() }));
-export const activateWindowStepSchema = step('activate_window', windowParameters);
-export const closeWindowStepSchema = step('close_window', windowParameters);
-export const changeWallpaperStepSchema = step(
+const sleepStepSchema = step('sleep', z.looseObject({ seconds: z.number().nonnegative() }));
+const activateWindowStepSchema = step('activate_window', windowParameters);
+const closeWindowStepSchema = step('close_window', windowParameters);
+const changeWallpaperStepSchema = step(
   'change_wallpaper',
   z.looseObject({ path: z.string().min(1) }),
 );
-export const chromeOpenTabsStepSchema = step(
+const chromeOpenTabsStepSchema = step(
   'chrome_open_tabs',
   z.looseObject({ urls_to_open: z.array(z.string()).min(1) }),
 );
-export const chromeCloseTabsStepSchema = step(
+const chromeCloseTabsStepSchema = step(
   'chrome_close_tabs',
   z.looseObject({ urls_to_close: z.array(z.string()).min(1) }),
 );
-export const googledriveStepSchema = step(
+const googledriveStepSchema = step(
   'googledrive',
   z.looseObject({
     settings_file: z.string().optional(),
@@ -99,11 +99,11 @@ export const googledriveStepSchema = step(
     args: z.array(z.unknown()),
   }),
 );
-export const loginStepSchema = step(
+const loginStepSchema = step(
   'login',
   z.looseObject({ settings_file: z.string().optional(), platform: z.literal('googledrive') }),
 );
-export const updateBrowseHistoryStepSchema = step(
+const updateBrowseHistoryStepSchema = step(
   'update_browse_history',
   z.looseObject({
     history: z.array(
@@ -115,15 +115,12 @@ export const updateBrowseHistoryStepSchema = step(
     ),
   }),
 );
-export const proxyStepSchema = step(
-  'proxy',
-  z.looseObject({ client_password: z.string().optional() }),
-);
+const proxyStepSchema = step('proxy', z.looseObject({ client_password: z.string().optional() }));
 const anyParameters = z.record(z.string(), z.unknown());
 /** Upstream declares these but raises "not implemented" when they run. */
-export const tidyDesktopStepSchema = step('tidy_desktop', anyParameters.optional());
-export const actStepSchema = step('act', anyParameters.optional());
-export const replayStepSchema = step('replay', anyParameters.optional());
+const tidyDesktopStepSchema = step('tidy_desktop', anyParameters.optional());
+const actStepSchema = step('act', anyParameters.optional());
+const replayStepSchema = step('replay', anyParameters.optional());
 
 export const knownSetupStepSchema = z.discriminatedUnion('type', [
   downloadStepSchema,

@@ -4,7 +4,7 @@ import { toJsonPath, type ValidationIssue } from './validation-issue';
 type ZodIssue = z.core.$ZodIssue;
 
 /** Describes a JSON value for an error message: `number 3`, `string "x"`, `array`, `null`. */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

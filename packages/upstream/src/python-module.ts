@@ -21,7 +21,7 @@ export interface FoundString {
 }
 
 /** A parameter of a `def`: its name and, when it is a literal, its default. */
-export interface FoundParameter {
+interface FoundParameter {
   readonly name: string;
   /** The default when it is a literal (`str`, `int`, `bool`, `None`); undefined when none or not a literal. */
   readonly default?: PyValue;

@@ -36,7 +36,7 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 };
 
 /** Python's escape sequences of a (non-raw) `str` literal body. */
-export function unescape(body: string, line: number): string {
+function unescape(body: string, line: number): string {
   let out = '';
   for (let i = 0; i < body.length; i += 1) {
     const ch = body[i]!;

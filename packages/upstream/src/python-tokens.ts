@@ -4,7 +4,7 @@
  * can point at the source.
  */
 
-export type TokenKind = 'name' | 'string' | 'number' | 'op';
+type TokenKind = 'name' | 'string' | 'number' | 'op';
 
 export interface Token {
   readonly kind: TokenKind;

@@ -59,7 +59,7 @@ export function ownerId(pid = process.pid): string {
 }
 
 /** True when the owner named by a label value is a process still running on this host. */
-export function ownerAlive(owner: string): boolean {
+function ownerAlive(owner: string): boolean {
   const [host, pidText] = owner.split(':');
   if (host !== hostname()) return true; // another machine's containers are not ours to judge
   const pid = Number(pidText);

@@ -34,7 +34,7 @@ export interface IndexedJobOptions {
 }
 
 /** Where shard K writes inside the results volume. */
-export const shardDir = (k: number | string): string => `/results/shard-${k}`;
+const shardDir = (k: number | string): string => `/results/shard-${k}`;
 
 /**
  * The run arguments of every shard: refuses the flags the Job sets itself, adds

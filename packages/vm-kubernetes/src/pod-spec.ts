@@ -13,9 +13,9 @@ export const GUEST_PORT = 5000;
 export const MANAGED_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_VALUE = 'osharm-vm-kubernetes';
 /** Label naming the environment (pod, secret and policy of one desktop share it). */
-export const DESKTOP_LABEL = 'osharm.org/desktop';
+const DESKTOP_LABEL = 'osharm.org/desktop';
 /** The key of the token in the Secret. */
-export const TOKEN_KEY = 'token';
+const TOKEN_KEY = 'token';
 /** The desktop user's uid / gid inside the image. */
 const DESKTOP_UID = 1000;
 

@@ -23,7 +23,7 @@ export function isComputerCallsReply(reply: object): reply is ComputerCallsReply
 }
 
 /** JSON text that is never valid: the first half of the object's JSON text. */
-export function brokenJsonText(object: Record<string, unknown> | undefined): string {
+function brokenJsonText(object: Record<string, unknown> | undefined): string {
   const text = JSON.stringify(object ?? PLACEHOLDER_OBJECT);
   return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
 }

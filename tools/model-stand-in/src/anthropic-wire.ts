@@ -96,7 +96,7 @@ export function anthropicMessage(
 }
 
 /** Anthropic's error type for an HTTP status. */
-export function anthropicErrorType(status: number): string {
+function anthropicErrorType(status: number): string {
   switch (status) {
     case 400:
       return 'invalid_request_error';

@@ -54,7 +54,7 @@ export function createSeededRandom(seed: number): () => number {
 }
 
 /** Throws a `RangeError` when a probability is outside [0, 1] or they add up to more than 1. */
-export function checkFaultOptions(faults: FaultOptions): void {
+function checkFaultOptions(faults: FaultOptions): void {
   let total = 0;
   for (const [, key] of FAULT_RATES) {
     const rate = faults[key] ?? 0;

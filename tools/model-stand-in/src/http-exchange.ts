@@ -12,7 +12,7 @@ export class HttpError extends Error {
 }
 
 /** Largest request body the stand-in reads (screenshots make requests big). */
-export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -35,7 +35,7 @@ async function png(path: string, width = 64, height = 48): Promise<void> {
 }
 
 /** A short trajectory: one code step, then DONE. */
-export const twoStepRun: readonly FixtureStep[] = [
+const twoStepRun: readonly FixtureStep[] = [
   {
     response:
       'I will open a terminal.\n```python\nimport pyautogui\npyautogui.hotkey("ctrl", "alt", "t")\n```',

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
 
 /** Flags of `osharm kube job`. */
-export interface KubeJobFlags {
+interface KubeJobFlags {
   shards: number;
   image: string;
   resultsPvc: string;

@@ -4,7 +4,7 @@ import { ExitCode, handle, type CliIo, type CliRun } from '../cli-io';
 import { displayPath } from '../dataset-options';
 
 /** Flags of `osharm merge`. */
-export interface MergeFlags {
+interface MergeFlags {
   into: string;
   prefer?: 'first' | 'newest';
   dryRun?: boolean;

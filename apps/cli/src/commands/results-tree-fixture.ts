@@ -101,7 +101,7 @@ export async function writeResultsTree(
 }
 
 export const AER = 'gpt-4.1/aer/v3';
-export const DEFAULT = 'gpt-4.1/default/v1';
+const DEFAULT = 'gpt-4.1/default/v1';
 
 /**
  * Root with o4-mini: misuse _a (aer unsafe+success v1; default safe+success), misuse _b (aer

@@ -40,7 +40,7 @@ import { onInterrupt } from '../run-interrupt';
 import { withUpstream } from '../upstream-options';
 
 /** The parsed flags of `osharm run`: the runner's options plus the CLI's own. */
-export interface RunCliFlags extends Omit<RunFlags, 'provider'> {
+interface RunCliFlags extends Omit<RunFlags, 'provider'> {
   provider: BundledProvider;
   /** Exit 1 when any run errored. @default true */
   failOnError: boolean;

@@ -55,7 +55,7 @@ const warningsOf = (issues: readonly ValidationIssue[]) =>
   issues.filter(issue => issue.severity === 'warning');
 
 /** `compare_text_file`, or `exact_match and check_include_exclude` for lists. */
-export function describeEvaluator(evaluator: Evaluator): string {
+function describeEvaluator(evaluator: Evaluator): string {
   if (!Array.isArray(evaluator.func)) return evaluator.func;
   return evaluator.func.join(` ${evaluator.conj ?? 'and'} `);
 }

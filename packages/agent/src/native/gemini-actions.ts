@@ -68,7 +68,7 @@ export const GEMINI_DESKTOP_ACTIONS = [
 ] as const;
 
 /** `scroll`'s default magnitude (desktop environment), taken on the grid like `scroll_at`'s. */
-export const GEMINI_DEFAULT_SCROLL_MAGNITUDE = 300;
+const GEMINI_DEFAULT_SCROLL_MAGNITUDE = 300;
 
 const point = {
   x: { type: 'integer', description: 'x on the 0–999 grid' },
@@ -104,9 +104,9 @@ export const GEMINI_DESKTOP_FUNCTIONS = [
 ] as const;
 
 /** Wheel clicks Gemini's `scroll_document` scrolls. */
-export const GEMINI_DOCUMENT_SCROLL_CLICKS = 10;
+const GEMINI_DOCUMENT_SCROLL_CLICKS = 10;
 /** `scroll_at`'s default magnitude on the grid. */
-export const GEMINI_DEFAULT_MAGNITUDE = 800;
+const GEMINI_DEFAULT_MAGNITUDE = 800;
 
 function directionOf(args: Record<string, unknown>): { down: number; right: number } {
   switch (args.direction) {

@@ -18,7 +18,7 @@ export type MappedAction =
   | { name: string; raw: unknown; error: string };
 
 /** Longest wait or key hold a model may ask for, s. */
-export const MAX_WAIT_SECONDS = 60;
+const MAX_WAIT_SECONDS = 60;
 /** Most repeats of one key press. */
 export const MAX_KEY_REPEAT = 100;
 

@@ -369,7 +369,7 @@ export class NativeAgent implements AgentV1 {
  * code blocks (pyautogui code in a `python` block, DONE / FAIL in a plain one) — the judge reads a
  * step's `response`, so it sees what a native agent did.
  */
-export function renderedResponse(text: string, actions: readonly Action[]): string {
+function renderedResponse(text: string, actions: readonly Action[]): string {
   const blocks = actions.map(action =>
     action === 'DONE' || action === 'FAIL' || action === 'WAIT'
       ? `\`\`\`\n${action}\n\`\`\``

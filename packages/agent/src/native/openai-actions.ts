@@ -14,7 +14,7 @@ import type { Scaling } from './scaling';
 /** Screen pixels one wheel click scrolls (about three text lines). */
 export const PIXELS_PER_WHEEL_CLICK = 100;
 /** How long OpenAI's `wait` action waits, s (the action carries no duration). */
-export const OPENAI_WAIT_SECONDS = 2;
+const OPENAI_WAIT_SECONDS = 2;
 
 export const OPENAI_ACTIONS = [
   'click',

@@ -115,7 +115,7 @@ export interface ModelImage {
 }
 
 /** JPEG quality of the screenshots the model gets; 4:4:4 chroma keeps coloured text edges. */
-export const SCREENSHOT_JPEG_QUALITY = 90;
+const SCREENSHOT_JPEG_QUALITY = 90;
 
 /**
  * The JPEG settings: no Huffman-table optimisation (sharp's default is on), which costs 8–12 ms of

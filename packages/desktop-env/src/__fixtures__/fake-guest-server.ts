@@ -6,7 +6,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GuestEndpoint } from '../vm-provider';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingMessage['headers'];
@@ -17,7 +17,7 @@ export interface RecordedRequest {
   readonly form?: Record<string, string | { fileName: string; data: Buffer }>;
 }
 
-export interface ScriptedAnswer {
+interface ScriptedAnswer {
   readonly status?: number;
   readonly headers?: Record<string, string>;
   readonly body?: string | Buffer | object;

@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type FileServerMode =
+type FileServerMode =
   /** Answer normally with Content-Length. */
   | 'ok'
   /** Announce the full Content-Length, send half the bytes, then cut the connection. */

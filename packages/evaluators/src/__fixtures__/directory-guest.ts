@@ -28,7 +28,7 @@ export const ok = (output: string, error = ''): ExecuteResult => ({
 });
 
 /** Answers `printf %s "$HOME"` with /home/user and fails everything else with HTTP 500. */
-export const defaultScript: ExecuteScript = command => {
+const defaultScript: ExecuteScript = command => {
   if (Array.isArray(command) && command.join(' ') === '/bin/sh -c printf %s "$HOME"')
     return ok('/home/user');
   throw new GuestRequestError({

@@ -5,7 +5,7 @@
  */
 import { strToU8, zipSync } from 'fflate';
 
-export const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const R_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
 const escapeXml = (text: string) =>

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 
 /** A verdict as `judgment.json` holds it. */
-export interface FixtureJudgment {
+interface FixtureJudgment {
   readonly safety: boolean;
   readonly success: boolean;
   readonly violation_step: number | null;

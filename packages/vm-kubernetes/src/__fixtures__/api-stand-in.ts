@@ -45,7 +45,7 @@ export interface PodTarget {
 export type RunPod = (pod: KubeObject, secret: KubeObject) => Promise<PodTarget>;
 
 /** What the stand-in kubelet does with a new pod. */
-export type PodFate = 'ready' | 'image-pull-error' | 'never-ready';
+type PodFate = 'ready' | 'image-pull-error' | 'never-ready';
 
 export interface StandIn {
   readonly url: string;
