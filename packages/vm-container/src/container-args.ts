@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
 import { desktopShellSetting, RECORDING_DNS } from '@osharm/vm-local';
 import { PODMAN_SECCOMP_PROFILE } from './container-sudo';
-import { hardLimits, OWNER_LABEL, ownerId } from './engine';
+import { ownerId } from '@osharm/desktop-env/provider-kit';
+import { hardLimits, OWNER_LABEL } from './engine';
 import type { ContainerEngine } from './engine';
 import { VERSION } from './version';
 

@@ -7,13 +7,13 @@ import { dirname, join } from 'node:path';
 import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/desktop-env';
 import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
 import {
-  desktopShellSetting,
+  bridgePort,
+  closeBridge,
   pinGuestSocket,
-  readDesktopShell,
-  sandboxResolvConf,
   sealHarnessDir,
   tunnelBridge,
-} from '@osharm/vm-local';
+} from '@osharm/desktop-env/provider-kit';
+import { desktopShellSetting, readDesktopShell, sandboxResolvConf } from '@osharm/vm-local';
 import type { DesktopShell } from '@osharm/vm-local';
 import {
   containerRunArgs,
@@ -39,9 +39,6 @@ interface RunningContainer {
   readonly bridges: readonly Server[];
   readonly stateDir: string;
 }
-
-const closeServer = (server: Server): Promise<void> =>
-  new Promise(resolve => server.close(() => resolve()));
 
 const live = new Map<string, Set<string>>(); // engine binary → names of containers to remove on exit
 let exitHookInstalled = false;
@@ -127,7 +124,7 @@ export class ContainerProvider implements VmProviderV1 {
     const running = this.running;
     this.running = undefined;
     if (!running) return;
-    await Promise.all(running.bridges.map(closeServer));
+    await Promise.all(running.bridges.map(closeBridge));
     await runEngine(this.binary, this.removeArgs(running.name)).catch(() => undefined);
     track(this.binary, running.name, false);
     await rm(running.stateDir, { recursive: true, force: true }).catch(() => undefined);
@@ -248,20 +245,19 @@ export class ContainerProvider implements VmProviderV1 {
       const sudo = await probeSudo(base);
       const shell = await readDesktopShell(base, desktopShellSetting(this.settings.shell));
       const channel = { socketPath, token };
-      bridges.push(await tunnelBridge(channel, 9222), await tunnelBridge(channel, 8080));
-      const port = (server: Server): number => {
-        const address = server.address();
-        return address && typeof address === 'object' ? address.port : 0;
-      };
+      bridges.push(
+        await tunnelBridge({ socketPath: channel.socketPath }, channel.token, 9222),
+        await tunnelBridge({ socketPath: channel.socketPath }, channel.token, 8080),
+      );
       const endpoint: GuestEndpoint = {
         ...base,
-        chromiumUrl: `http://127.0.0.1:${port(bridges[0]!)}`,
-        vlcUrl: `http://127.0.0.1:${port(bridges[1]!)}`,
+        chromiumUrl: `http://127.0.0.1:${bridgePort(bridges[0]!)}`,
+        vlcUrl: `http://127.0.0.1:${bridgePort(bridges[1]!)}`,
       };
       this.running = { name, sudo, shell, endpoint, bridges, stateDir };
       return endpoint;
     } catch (error) {
-      await Promise.all(bridges.map(closeServer));
+      await Promise.all(bridges.map(closeBridge));
       const logs = await runEngine(this.binary, ['logs', name], { withStderr: true }).catch(
         () => '',
       );
@@ -288,7 +284,7 @@ export class ContainerProvider implements VmProviderV1 {
     return state.trim() === 'true';
   }
 
-  /** Waits for the guest socket and pins it (vm-local's pinGuestSocket) before any request. */
+  /** Waits for the guest socket and pins it (desktop-env's provider kit) before any request. */
   private async waitForSocket(
     harnessDir: string,
     controlDir: string,

@@ -1,12 +1,12 @@
 // The container engine's command line (podman or docker): the few subcommands both spell alike.
 import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { ownerAlive } from '@osharm/desktop-env/provider-kit';
 
 /** podman or docker; both take the same arguments for everything used here. */
 export type ContainerEngine = 'podman' | 'docker';
 
-/** Label on every container this package starts; its value is the owner (see {@link ownerId}). */
+/** Label on every container this package starts; its value is the owner (desktop-env's provider kit `ownerId`). */
 export const OWNER_LABEL = 'org.osharm.vm-container.owner';
 
 /** Runs `binary args…` and resolves with its stdout; rejects naming the command and its stderr. */
@@ -41,30 +41,6 @@ export function runEngine(
       },
     );
   });
-}
-
-function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime), counted after the command name in parentheses.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-/** `host:pid:starttime` of this process: a pid reused after a crash does not match. */
-export function ownerId(pid = process.pid): string {
-  return `${hostname()}:${pid}:${processStartTime(pid) ?? '?'}`;
-}
-
-/** True when the owner named by a label value is a process still running on this host. */
-function ownerAlive(owner: string): boolean {
-  const [host, pidText] = owner.split(':');
-  if (host !== hostname()) return true; // another machine's containers are not ours to judge
-  const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  return ownerId(pid) === owner;
 }
 
 /**

@@ -1,41 +1,10 @@
-// Host-side TCP bridges on 127.0.0.1: to the guest port of a pod through the API server's
-// port-forward (one WebSocket per connection, the client's PortForward), and to Chromium's / VLC's
-// ports inside the pod through the guest server's CONNECT tunnel (token required).
-import type { Server, Socket } from 'node:net';
-import { createServer } from 'node:net';
+// The host-side bridge to the guest port of a pod through the API server's port-forward (one
+// WebSocket per connection, the client's PortForward). The other bridges (Chromium's / VLC's ports
+// through the guest server's CONNECT tunnel) are desktop-env's provider kit's.
+import type { Server } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PortForward } from '@kubernetes/client-node';
-import { tunnelToGuestPort } from '@osharm/desktop-env';
-
-const connections = new WeakMap<Server, Set<Socket>>();
-
-function listen(onConnection: (client: Socket) => void): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const open = new Set<Socket>();
-    const server = createServer(client => {
-      open.add(client);
-      client.on('close', () => open.delete(client));
-      onConnection(client);
-    });
-    connections.set(server, open);
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
-
-/** The port a bridge listens on. */
-export function bridgePort(server: Server): number {
-  const address = server.address();
-  return address && typeof address === 'object' ? address.port : 0;
-}
-
-/** Closes a bridge; its open connections are cut. */
-export function closeBridge(server: Server): Promise<void> {
-  return new Promise(resolve => {
-    server.close(() => resolve());
-    for (const client of connections.get(server) ?? []) client.destroy();
-  });
-}
+import { listenBridge } from '@osharm/desktop-env/provider-kit';
 
 /**
  * A port on 127.0.0.1 whose every connection is carried to `port` of pod `namespace/name` by the
@@ -48,7 +17,7 @@ export function portForwardBridge(
   port: number,
 ): Promise<Server> {
   const forward = new PortForward(config);
-  return listen(client => {
+  return listenBridge(client => {
     client.on('error', () => client.destroy());
     forward
       .portForward(namespace, name, [port], client, null, client)
@@ -60,20 +29,4 @@ export function portForwardBridge(
       })
       .catch(() => client.destroy());
   });
-}
-
-/**
- * A port on 127.0.0.1 whose every connection is tunnelled to `127.0.0.1:<port>` inside the pod by
- * the guest server at `guestHost:guestPort` (desktop-env's `tunnelToGuestPort`: HTTP CONNECT with
- * the token; the guest server opens only the ports it was told to allow).
- */
-export function tunnelBridge(
-  guestHost: string,
-  guestPort: number,
-  token: string,
-  port: number,
-): Promise<Server> {
-  return listen(client =>
-    tunnelToGuestPort(client, { host: guestHost, port: guestPort }, token, port),
-  );
 }

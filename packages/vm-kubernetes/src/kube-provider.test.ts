@@ -12,7 +12,8 @@ import type { StandIn } from './__fixtures__/api-stand-in';
 import { startStandIn } from './__fixtures__/api-stand-in';
 import { createKubernetesProvider, loadKubeConfig, podSpecFor } from './index';
 import type { KubernetesProviderSettings } from './index';
-import { OWNER_ANNOTATION, ownerId } from './owner';
+import { ownerId } from '@osharm/desktop-env/provider-kit';
+import { OWNER_ANNOTATION } from './owner';
 import { policyNameFor, secretNameFor } from './pod-spec';
 
 let standIn: StandIn;

@@ -10,9 +10,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/desktop-env';
 import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
-import { bridgePort, closeBridge, portForwardBridge, tunnelBridge } from './bridges';
+import { bridgePort, closeBridge, tunnelBridge } from '@osharm/desktop-env/provider-kit';
+import { portForwardBridge } from './bridges';
 import { inCluster, loadKubeConfig, providerError, SERVICE_ACCOUNT_DIR } from './kube-config';
-import { OWNER_ANNOTATION, ownerAlive, ownerId } from './owner';
+import { ownerAlive, ownerId } from '@osharm/desktop-env/provider-kit';
+import { OWNER_ANNOTATION } from './owner';
 import type { PodOptions } from './pod-spec';
 import {
   GUEST_PORT,
@@ -249,8 +251,8 @@ export class KubernetesProvider implements VmProviderV1 {
       };
       await this.waitForGuest(base, deadline, abortSignal);
       bridges.push(
-        await tunnelBridge(host, port, token, 9222),
-        await tunnelBridge(host, port, token, 8080),
+        await tunnelBridge({ host, port }, token, 9222),
+        await tunnelBridge({ host, port }, token, 8080),
       );
       return {
         name,

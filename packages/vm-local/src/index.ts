@@ -29,7 +29,5 @@ export { guestRequest } from './local-guest-request';
 export type { GuestRequestOptions, GuestResponse } from './local-guest-request';
 
 // the host's channel to a desktop's guest socket (also used by @osharm/vm-container)
-export { pinGuestSocket, sealHarnessDir, tunnelBridge } from './sandbox-channel';
-export type { GuestChannel } from './sandbox-channel';
 
 export { VERSION } from './version';

@@ -10,9 +10,16 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GuestEndpoint } from '@osharm/desktop-env';
+import {
+  bridgePort,
+  closeBridge,
+  pinGuestSocket,
+  sealHarnessDir,
+  socketBridge,
+  tunnelBridge,
+} from '@osharm/desktop-env/provider-kit';
 import { guestRequest } from './local-guest-request';
 import { bubblewrapArgs, inside } from './sandbox-args';
-import { pinGuestSocket, sealHarnessDir, socketBridge, tunnelBridge } from './sandbox-channel';
 import { createSandboxLimits, removeStaleCgroups } from './sandbox-limits';
 import type { LimitUsage, ResourceLimits } from './sandbox-limits';
 import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
@@ -282,9 +289,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     }
     await network?.stop();
     await limits.remove();
-    await Promise.all(
-      bridges.map(server => new Promise<void>(resolve => server.close(() => resolve()))),
-    );
+    await Promise.all(bridges.map(server => closeBridge(server)));
     await chmod(harnessDir, 0o700).catch(() => undefined);
     await rm(stateDir, { recursive: true, force: true }).catch(() => undefined);
   };
@@ -342,17 +347,15 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     await sealHarnessDir(harnessDir);
     shell = await readDesktopShell(endpointBase, options.shell ?? 'gnome-shell');
     const channel = { socketPath: endpointBase.socketPath as string, token };
-    for (const port of Object.values(bridgedPorts)) bridges.push(await tunnelBridge(channel, port));
+    for (const port of Object.values(bridgedPorts))
+      bridges.push(await tunnelBridge({ socketPath: channel.socketPath }, channel.token, port));
     if (options.tcpPort !== undefined)
       bridges.push(await socketBridge(channel.socketPath, options.tcpPort));
   } catch (error) {
     await destroy();
     throw error;
   }
-  const port = (server: Server | undefined) => {
-    const address = server?.address();
-    return address && typeof address === 'object' ? address.port : 0;
-  };
+  const port = (server: Server | undefined) => (server ? bridgePort(server) : 0);
   const tcpPort = options.tcpPort !== undefined ? port(bridges[2]) : undefined;
   const endpoint: GuestEndpoint = {
     ...endpointBase,
