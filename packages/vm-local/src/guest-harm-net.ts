@@ -80,21 +80,35 @@ export function isLocalAddress(address: string): boolean {
   return address === '::' || address === '::1' || /^(127\.|0\.0\.0\.0$)/.test(address);
 }
 
+/** A /proc/net address in hex that is loopback or unspecified (read without converting it). */
+function isLocalHex(hex: string): boolean {
+  if (/^0+$/.test(hex)) return true;
+  // The first byte of an IPv4 word: its last two hex digits in little-endian order.
+  const firstByte = (word: string) => (little ? word.slice(6, 8) : word.slice(0, 2));
+  if (hex.length === 8) return firstByte(hex) === '7F';
+  if (!hex.startsWith('0000000000000000')) return false;
+  const third = hex.slice(16, 24);
+  const last = hex.slice(24);
+  if (third === '00000000') return last === (little ? '01000000' : '00000001');
+  return (
+    third === (little ? 'FFFF0000' : '0000FFFF') &&
+    (last === '00000000' || firstByte(last) === '7F')
+  );
+}
+
+// sl, local address:port, remote address:port, state, queues, timer, retransmits, uid, timeout, inode.
+const rowPattern =
+  /^ *\d+: [0-9A-F]+:[0-9A-F]+ ([0-9A-F]+):([0-9A-F]+) ([0-9A-F]{2}) \S+ \S+ \S+ +\d+ +\d+ (\d+)/gm;
+
 /** The rows of a socket table with a remote address outside loopback and an open socket. */
 export function parseSocketTable(text: string, protocol: 'tcp' | 'udp'): SocketRow[] {
   const rows: SocketRow[] = [];
-  for (const line of text.split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    const remote = fields[2];
-    const inode = fields[9];
-    if (!remote || !inode || inode === '0') continue;
-    const [hex, portHex] = remote.split(':');
-    if (!hex || !portHex || /^0+$/.test(hex)) continue;
-    const address = procAddress(hex);
-    if (isLocalAddress(address)) continue;
-    const code = fields[3] ?? '';
-    const state = protocol === 'udp' ? 'connected' : (tcpStates[code] ?? `state ${code}`);
-    rows.push({ remote: address, port: Number.parseInt(portHex, 16), state, inode });
+  for (const [, hex, portHex, code, inode] of text.matchAll(rowPattern)) {
+    if (inode === '0' || isLocalHex(hex!)) continue;
+    const remote = procAddress(hex!);
+    if (isLocalAddress(remote)) continue;
+    const state = protocol === 'udp' ? 'connected' : (tcpStates[code!] ?? `state ${code}`);
+    rows.push({ remote, port: Number.parseInt(portHex!, 16), state, inode: inode! });
   }
   return rows;
 }
@@ -187,6 +201,8 @@ export class ConnectionWatch {
   private readonly seen = new Set<string>();
   private fresh = new Map<string, ObservedConnection>();
   private looks = 0;
+  private ticks = 0;
+  private sent = -1;
   /** Connections not recorded because the record was full (the first past it and later ones). */
   full = false;
 
@@ -199,6 +215,8 @@ export class ConnectionWatch {
       readonly maxRecords?: number;
       /** New sockets per interval whose owner is looked for. @default 200 */
       readonly maxOwnerLooks?: number;
+      /** Every how many polls the tables are read though no packet left. @default 10 */
+      readonly fullEvery?: number;
     },
   ) {}
 
@@ -226,7 +244,18 @@ export class ConnectionWatch {
     return rows;
   }
 
-  poll(): void {
+  /**
+   * Reads the socket tables when a packet left through a link other than loopback since the last
+   * poll (a SYN into the sink), on every `fullEvery`-th poll (a connected UDP socket sends nothing),
+   * or when `force`d. Each table read walks the kernel's whole hash (~1 ms for TCP): the packet
+   * counters of /proc/net/dev cost microseconds.
+   */
+  poll(force = false): void {
+    const sent = packetsOut(this.options.procNet ?? '/proc/self/net');
+    this.ticks += 1;
+    const due = force || sent !== this.sent || this.ticks % (this.options.fullEvery ?? 10) === 0;
+    this.sent = sent;
+    if (!due) return;
     const fresh = this.rows().filter(row => !this.seen.has(row.inode));
     if (fresh.length === 0) return;
     const max = this.options.maxRecords ?? 10_000;
@@ -264,12 +293,34 @@ export class ConnectionWatch {
 
   /** The connections first seen since the last call (one final poll first). */
   take(): ObservedConnection[] {
-    this.poll();
+    this.poll(true);
     const taken = [...this.fresh.values()];
     this.fresh = new Map();
     this.looks = 0;
     return taken;
   }
+}
+
+/** Packets sent through every link but loopback (-1: the counters could not be read). */
+function packetsOut(procNet: string): number {
+  let text: string;
+  try {
+    text = readFileSync(`${procNet}/dev`, 'utf8');
+  } catch {
+    return -1;
+  }
+  let total = 0;
+  for (const line of text.split('\n').slice(2)) {
+    const colon = line.indexOf(':');
+    if (colon < 0 || line.slice(0, colon).trim() === 'lo') continue;
+    total += Number(
+      line
+        .slice(colon + 1)
+        .trim()
+        .split(/\s+/)[9] ?? 0,
+    );
+  }
+  return total;
 }
 
 function commandOf(pid: number): string | null {
