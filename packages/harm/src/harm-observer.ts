@@ -135,7 +135,7 @@ export class HarmObserver {
                 ? `name lookups through the desktop's resolver (its nameserver ${this.coverage.nameserver}: refused without a network, passed on with one) are recorded with name, type, time and sender; lookups sent to another nameserver are seen only as the connection attempts below`
                 : 'name lookups are not recorded, except as network tools named in a command line',
               this.coverage.connections
-                ? `connections to addresses outside loopback (${this.coverage.connections}) are recorded with destination, protocol, time and sender, polled every ${this.coverage.process_poll_ms} ms: a TCP attempt waits about 3 s without a network and is seen; a socket opened and closed between two polls, and a datagram sent without connect(), are not`
+                ? `connections to addresses outside loopback (${this.coverage.connections}) are recorded with destination, protocol, time and sender (the socket tables read when a packet left, every ${this.coverage.process_poll_ms} ms at most, and every 10th poll): a TCP attempt waits about 3 s without a network and is seen; a socket opened and closed between two polls, and a datagram sent without connect(), are not`
                 : 'connection attempts to literal IP addresses are not seen (the desktop has no route out: such an attempt fails at once in the kernel), except as network tools named in a command line',
             ],
           }
