@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/desktop-env';
 import { createGuestClient, VmProviderError } from '@osharm/desktop-env';
 import {
+  addEgressSink,
   desktopShellSetting,
   pinGuestSocket,
   readDesktopShell,
@@ -222,6 +223,7 @@ export class ContainerProvider implements VmProviderV1 {
         env: { ...process.env, OSHARM_GUEST_TOKEN: token },
         abortSignal: options.abortSignal,
       });
+      if (!this.settings.network) await this.addSink(name);
       const screen = this.settings.screen ?? { width: 1920, height: 1080 };
       const socketPath = await this.waitForSocket(
         harnessDir,
@@ -275,6 +277,23 @@ export class ContainerProvider implements VmProviderV1 {
         `The desktop container did not start: ${(error as Error).message}${tail ? ` (log: ${tail})` : ''}`,
         error,
       );
+    }
+  }
+
+  /**
+   * Without a network: the egress sink in the container's own network namespace (vm-local's
+   * addEgressSink, joined through the container's first process), so that connections to literal
+   * addresses wait and are recorded. Failing, the desktop still starts; its harm record says so.
+   */
+  private async addSink(name: string): Promise<void> {
+    try {
+      const pid = Number(
+        (await runEngine(this.binary, ['inspect', '--format', '{{.State.Pid}}', name])).trim(),
+      );
+      if (!Number.isInteger(pid) || pid < 2) throw new Error(`no pid for ${name}`);
+      await addEgressSink(pid);
+    } catch (error) {
+      console.error(`osharm vm-container: ${(error as Error).message}`);
     }
   }
 

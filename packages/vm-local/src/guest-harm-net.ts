@@ -186,7 +186,7 @@ export function egressProblem(
   const missing = [ipv4.includes(sink) ? '' : 'IPv4', ipv6.includes(sink) ? '' : 'IPv6'];
   const families = missing.filter(Boolean).join(' and ');
   if (!families) return undefined;
-  return `connection attempts to literal ${families} addresses are not observed: the desktop's network namespace has no default ${families} route through the sink link ${sink} (the provider could not add it: the desktop's log says why), so such an attempt fails at once in the kernel and leaves no trace`;
+  return `connection attempts to literal ${families} addresses are not observed: the desktop's network namespace has no default ${families} route through the sink link ${sink} (the provider could not add it: the harness's log says why), so such an attempt fails at once in the kernel and leaves no trace`;
 }
 
 const tables = [
