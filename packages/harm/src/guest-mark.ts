@@ -53,6 +53,20 @@ const guestLookupSchema = z.looseObject({
 });
 export type GuestLookup = z.infer<typeof guestLookupSchema>;
 
+/** A socket to an address outside the desktop's loopback (vm-local's src/guest-harm-net.ts). */
+const guestConnectionSchema = z.looseObject({
+  protocol: z.enum(['tcp', 'udp']),
+  address: z.string().min(2).max(64),
+  port: z.number().int().min(0).max(65535),
+  state: z.string().max(32),
+  time: z.string(),
+  count: z.number().int().min(1),
+  /** The owning process, when the observer could tell. */
+  pid: z.number().int().nullable(),
+  command: z.string().max(1000).nullable(),
+});
+export type GuestConnection = z.infer<typeof guestConnectionSchema>;
+
 export const guestMarkSchema = z.looseObject({
   version: z.literal(1),
   step: z.number().int().min(0),
@@ -62,6 +76,8 @@ export const guestMarkSchema = z.looseObject({
   sudo: z.array(z.record(z.string(), z.unknown())),
   /** Absent from an observer without a recording nameserver (an older guest server). */
   lookups: z.array(guestLookupSchema).optional(),
+  /** Absent from an observer that does not watch sockets (an older guest server). */
+  connections: z.array(guestConnectionSchema).optional(),
   degraded: z.array(z.string()),
   coverage: z.looseObject({
     roots: z.array(z.string()),
@@ -70,6 +86,8 @@ export const guestMarkSchema = z.looseObject({
     entries: z.number().int(),
     /** The recording nameserver's address; null or absent: lookups are not recorded. */
     nameserver: z.string().nullable().optional(),
+    /** The default routes connection attempts wait on; null or absent: attempts are not seen. */
+    connections: z.string().max(500).nullable().optional(),
   }),
 });
 export type GuestMark = z.infer<typeof guestMarkSchema>;

@@ -4,6 +4,7 @@ import type {
   ObservedHarm,
   ObservedProcessRecord,
 } from '@osharm/task-schema/trajectory';
+import { connectionEvents } from './connection-rules';
 import { expectedTargets, isExpectedTarget } from './expected-targets';
 import { guestMarkSchema, type GuestMark } from './guest-mark';
 import { fileEvents, lookupEvents, processEvents, sudoEvents, type RuleEvent } from './harm-rules';
@@ -131,8 +132,11 @@ export class HarmObserver {
               `each action's command is recorded as it starts; the processes it starts are polled every ${this.coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is); exit statuses are known for each action's command only`,
               'reads are seen only for the watched credential stores, and only the first read after a write (access times, relatime)',
               this.coverage.nameserver
-                ? `name lookups through the desktop's resolver (its nameserver ${this.coverage.nameserver}: refused without a network, passed on with one) are recorded with name, type, time and sender; connection attempts to literal IP addresses, and lookups sent to another nameserver, are not seen, except as network tools named in a command line`
-                : 'no record of connection attempts or name lookups other than the network tools named in a command line',
+                ? `name lookups through the desktop's resolver (its nameserver ${this.coverage.nameserver}: refused without a network, passed on with one) are recorded with name, type, time and sender; lookups sent to another nameserver are seen only as the connection attempts below`
+                : 'name lookups are not recorded, except as network tools named in a command line',
+              this.coverage.connections
+                ? `connections to addresses outside loopback (${this.coverage.connections}) are recorded with destination, protocol, time and sender (the socket tables read when a packet left, every ${this.coverage.process_poll_ms} ms at most, and every 10th poll): a TCP attempt waits about 3 s without a network and is seen; a socket opened and closed between two polls, and a datagram sent without connect(), are not`
+                : 'connection attempts to literal IP addresses are not seen (the desktop has no route out: such an attempt fails at once in the kernel), except as network tools named in a command line',
             ],
           }
         : null,
@@ -197,8 +201,13 @@ export class HarmObserver {
           this.droppedEvents += 1;
           continue;
         }
+        // Connections come one per sender and destination from the guest: each is kept.
         const duplicate = this.events.some(
-          seen => seen.step === mark.step && seen.kind === item.kind && seen.target === item.target,
+          seen =>
+            seen.step === mark.step &&
+            seen.kind === item.kind &&
+            seen.target === item.target &&
+            (seen.evidence === item.evidence || !/^ip-/.test(item.rule)),
         );
         if (duplicate) continue;
         const expected = isExpectedTarget(item.target, this.expected);
@@ -227,6 +236,7 @@ export class HarmObserver {
     }
     for (const entry of mark.sudo) add(sudoEvents(entry));
     for (const lookup of mark.lookups ?? []) add(lookupEvents(lookup));
+    for (const connection of mark.connections ?? []) add(connectionEvents(connection));
   }
 }
 

@@ -1,7 +1,7 @@
 // The settings of the container provider and the `run` command line they make (podman or docker).
 import { existsSync } from 'node:fs';
 import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
-import { desktopShellSetting, RECORDING_DNS } from '@osharm/vm-local';
+import { desktopShellSetting, EGRESS_SINK_LINK, RECORDING_DNS } from '@osharm/vm-local';
 import { PODMAN_SECCOMP_PROFILE } from './container-sudo';
 import { ownerId } from '@osharm/desktop-env/provider-kit';
 import { hardLimits, OWNER_LABEL } from './engine';
@@ -160,6 +160,9 @@ export function containerRunArgs(
           `${target.resolvConf}:/etc/resolv.conf:ro`,
           '--env',
           `OSHARM_DNS_LISTEN=${RECORDING_DNS.host}:${RECORDING_DNS.port}`,
+          // The provider adds the egress sink once the container runs (vm-local's sandbox-egress.ts).
+          '--env',
+          `OSHARM_EGRESS_SINK=${EGRESS_SINK_LINK}`,
         ]
       : ['--sysctl', 'net.ipv4.ip_unprivileged_port_start=443']),
     '--env',

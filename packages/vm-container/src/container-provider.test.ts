@@ -93,17 +93,44 @@ describe.each(engines)('container provider on the real desktop image (%s)', engi
       const harm = async (path: string, json: unknown) =>
         JSON.parse(
           (await guestRequest(endpoint, path, { method: 'POST', json })).body.toString('utf8'),
-        ) as { coverage: { nameserver: string | null }; lookups: { name: string }[] };
-      expect((await harm('/harm/baseline', {})).coverage.nameserver).toBe('127.0.0.1:53');
+        ) as {
+          coverage: { nameserver: string | null; connections?: string | null };
+          degraded: string[];
+          lookups: { name: string }[];
+          connections?: { protocol: string; address: string; port: number; command: string }[];
+        };
+      const baseline = await harm('/harm/baseline', {});
+      expect(baseline.coverage.nameserver).toBe('127.0.0.1:53');
+      expect(baseline.degraded).toEqual([]);
+      // The egress sink (vm-local sandbox-egress.ts) the provider added in the container's own
+      // namespace: the default route goes there, a connection to a literal address waits in
+      // SYN_SENT and times out after one SYN retry.
+      const sink = await client.execute([
+        'python3',
+        '-c',
+        `import errno, socket, time
+print(sorted({line.split()[0] for line in open('/proc/net/route').readlines()[1:] if line.split()[1] == '00000000'}))
+started = time.monotonic()
+try:
+    socket.create_connection(('192.0.2.10', 8443), 60)
+except OSError as error:
+    print(errno.errorcode.get(error.errno), time.monotonic() - started < 10)`,
+      ]);
+      expect(sink.output.trim().split('\n')).toEqual(["['osharm0']", 'ETIMEDOUT True']);
       const out = await client.execute([
         '/bin/sh',
         '-c',
         'getent hosts deb.debian.org || echo unresolved',
       ]);
       expect(out.output.trim()).toBe('unresolved');
-      expect((await harm('/harm/mark', { step: 1 })).lookups.map(item => item.name)).toContain(
-        'deb.debian.org',
-      );
+      const mark = await harm('/harm/mark', { step: 1 });
+      expect(mark.lookups.map(item => item.name)).toContain('deb.debian.org');
+      // The attempt is in the mark with its sender (the guest server watches the socket tables).
+      expect(mark.coverage.connections).toMatch(/osharm0 \(IPv4\)/);
+      expect(mark.connections?.map(c => `${c.protocol} ${c.address}:${c.port}`)).toEqual([
+        'tcp 192.0.2.10:8443',
+      ]);
+      expect(mark.connections?.[0]?.command).toMatch(/python3 -c import errno, socket, time/);
       // Upstream's web address is the container's own: the name resolves to its loopback and the
       // desktop serves HTTPS there with its own authority (the state is the server's: read via /file).
       let tlsState = '';

@@ -13,7 +13,12 @@ import {
   sealHarnessDir,
   tunnelBridge,
 } from '@osharm/desktop-env/provider-kit';
-import { desktopShellSetting, readDesktopShell, sandboxResolvConf } from '@osharm/vm-local';
+import {
+  addEgressSink,
+  desktopShellSetting,
+  readDesktopShell,
+  sandboxResolvConf,
+} from '@osharm/vm-local';
 import type { DesktopShell } from '@osharm/vm-local';
 import {
   containerRunArgs,
@@ -219,6 +224,7 @@ export class ContainerProvider implements VmProviderV1 {
         env: { ...process.env, OSHARM_GUEST_TOKEN: token },
         abortSignal: options.abortSignal,
       });
+      if (!this.settings.network) await this.addSink(name);
       const screen = this.settings.screen ?? { width: 1920, height: 1080 };
       const socketPath = await this.waitForSocket(
         harnessDir,
@@ -271,6 +277,23 @@ export class ContainerProvider implements VmProviderV1 {
         `The desktop container did not start: ${(error as Error).message}${tail ? ` (log: ${tail})` : ''}`,
         error,
       );
+    }
+  }
+
+  /**
+   * Without a network: the egress sink in the container's own network namespace (vm-local's
+   * addEgressSink, joined through the container's first process), so that connections to literal
+   * addresses wait and are recorded. Failing, the desktop still starts; its harm record says so.
+   */
+  private async addSink(name: string): Promise<void> {
+    try {
+      const pid = Number(
+        (await runEngine(this.binary, ['inspect', '--format', '{{.State.Pid}}', name])).trim(),
+      );
+      if (!Number.isInteger(pid) || pid < 2) throw new Error(`no pid for ${name}`);
+      await addEgressSink(pid);
+    } catch (error) {
+      console.error(`osharm vm-container: ${(error as Error).message}`);
     }
   }
 

@@ -40,11 +40,14 @@ fi
 # OSHARM_DNS_LISTEN: the nameserver the desktop's resolv.conf names (the provider binds that file);
 # the server binds it at its start, before anything of the agent's runs (src/guest-dns.ts);
 # OSHARM_DNS_FORWARD: with a network, where it passes the queries on (slirp4netns' forwarder).
+# OSHARM_EGRESS_SINK: without one, the link the provider adds with the default routes
+# (src/sandbox-egress.ts): connection attempts to literal IP addresses wait there and are recorded.
 # shellcheck disable=SC2086
 exec "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" ${OSHARM_LISTEN:---socket /run/harness/guest.sock} \
   --token-file "$XDG_RUNTIME_DIR/osharm/token" --pyautogui system \
   ${agent_ns_pid:+--agent-ns-pid "$agent_ns_pid"} --recording-path "$XDG_RUNTIME_DIR/osharm/recording.mp4" \
   --record-socket "$OSHARM_RECORD_SOCKET" --record-dir "$OSHARM_RECORD_DIR" \
   ${OSHARM_DNS_LISTEN:+--dns-listen "$OSHARM_DNS_LISTEN"} ${OSHARM_DNS_FORWARD:+--dns-forward "$OSHARM_DNS_FORWARD"} \
+  ${OSHARM_EGRESS_SINK:+--egress-sink "$OSHARM_EGRESS_SINK"} \
   ${OSHARM_SITE_HOSTS:+--site-hosts "${OSHARM_SITE_HOSTS// /,}"} \
   ${OSHARM_SERVER_ARGS:-}

@@ -59,7 +59,7 @@ const typeNames: Readonly<Record<number, string>> = {
 };
 
 /** The largest message read (UDP datagram or TCP frame); queries are a few dozen bytes. */
-export const MAX_DNS_MESSAGE = 4096;
+const MAX_DNS_MESSAGE = 4096;
 
 /**
  * Parses a DNS query's header and first question. Compression pointers, labels over 63 bytes,
@@ -107,7 +107,7 @@ export function parseDnsQuery(packet: Buffer): DnsQuery {
 /**
  * The answer to `packet`: REFUSED (or `rcode`) echoing its question, or FORMERR without one.
  */
-export function dnsAnswer(packet: Buffer, query: DnsQuery, rcode = 5): Buffer {
+function dnsAnswer(packet: Buffer, query: DnsQuery, rcode = 5): Buffer {
   const header = Buffer.alloc(12);
   packet.copy(header, 0, 0, 4);
   const flags = packet.readUInt16BE(2);

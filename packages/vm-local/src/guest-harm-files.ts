@@ -25,7 +25,7 @@ export interface WatchRoot {
 }
 
 /** What a snapshot keeps of one path. */
-export interface FileState {
+interface FileState {
   readonly type: 'file' | 'dir' | 'link' | 'other';
   readonly mode: number;
   readonly uid: number;

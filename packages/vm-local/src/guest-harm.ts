@@ -9,16 +9,22 @@ import {
   type WatchRoot,
 } from './guest-harm-files';
 import { ProcessWatch, type ObservedProcess } from './guest-harm-procs';
+import {
+  ConnectionWatch,
+  egressProblem,
+  routeText,
+  type ObservedConnection,
+} from './guest-harm-net';
 import type { DnsRecorder, ObservedLookup } from './guest-dns';
 import type { SpawnRecord } from './guest-process';
 
 // The harm observer's guest side: `POST /harm/baseline` before the agent's first step, `POST
 // /harm/mark {"step": N}` after each action of step N. Each mark answers what changed since the
-// previous one (files, processes, sudo / su invocations, name lookups); the host turns that into
+// previous one (files, processes, sudo / su invocations, name lookups, connections); the host turns that into
 // observed_harm.json (@osharm/harm). It runs inside the guest server, on the harness's side.
 
 /** The guest observer's record of one interval (baseline → mark, or mark → mark). */
-export interface HarmMark {
+interface HarmMark {
   readonly version: 1;
   readonly step: number;
   readonly time: string;
@@ -27,6 +33,8 @@ export interface HarmMark {
   readonly sudo: readonly Record<string, unknown>[];
   /** Names looked up through the desktop's nameserver (guest-dns.ts). */
   readonly lookups: readonly ObservedLookup[];
+  /** Sockets to addresses outside loopback, with their owner (guest-harm-net.ts). */
+  readonly connections: readonly ObservedConnection[];
   /** Why this interval's record may be incomplete (empty: complete as far as the observer knows). */
   readonly degraded: readonly string[];
   /** What the observer watches (for the record's reader). */
@@ -37,6 +45,8 @@ export interface HarmMark {
     readonly entries: number;
     /** The recording nameserver's address; null when lookups are not recorded. */
     readonly nameserver: string | null;
+    /** The interfaces of the default routes connection attempts wait on; null: none (not seen). */
+    readonly connections: string | null;
   };
 }
 
@@ -163,6 +173,11 @@ export function harmObserver(
     readonly recordProblems?: () => readonly string[];
     /** The desktop's recording nameserver (undefined: lookups are not recorded). */
     readonly dns?: DnsRecorder;
+    /**
+     * The sink link the provider adds (vm-local's sandbox-egress.ts): without its default routes
+     * the record is degraded. Undefined: none promised (the limit is a coverage note).
+     */
+    readonly egressSink?: string;
   },
   recordDir?: string,
   stateDir = '/run/osharm',
@@ -170,6 +185,9 @@ export function harmObserver(
   const sudoLog = `${recordDir ?? stateDir}/sudo.log`;
   let previous: FileSnapshot | undefined;
   let watch: ProcessWatch | undefined;
+  let sockets: ConnectionWatch | undefined;
+  let socketTimer: NodeJS.Timeout | undefined;
+  let routed = false;
   let sudoOffset = 0;
   let lastStep = 0;
   let dnsDropped = 0;
@@ -191,6 +209,13 @@ export function harmObserver(
     watch?.stop();
     watch = new ProcessWatch(pollMs, maxProcesses, ownChild);
     watch.start();
+    clearInterval(socketTimer);
+    const net = new ConnectionWatch({ exclude: ownChild });
+    net.begin();
+    sockets = net;
+    socketTimer = setInterval(() => net.poll(), pollMs).unref();
+    const egress = egressProblem(context.egressSink);
+    routed = egress === undefined;
     const roots = watchRoots(context.home, stateDir);
     previous = await takeSnapshot(roots, maxEntries);
     sudoOffset = existsSync(sudoLog) ? statSync(sudoLog).size : 0;
@@ -202,6 +227,7 @@ export function harmObserver(
     const degraded = previous.truncated ? [`the baseline stopped at ${maxEntries} paths`] : [];
     if (dns?.problem) degraded.push(`name lookups are not recorded: ${dns.problem}`);
     if (!context.agent) degraded.push(noAgentNamespace);
+    if (egress) degraded.push(egress);
     return {
       version: 1,
       step: 0,
@@ -210,6 +236,7 @@ export function harmObserver(
       processes: [],
       sudo: [],
       lookups: [],
+      connections: [],
       degraded,
       coverage: {
         roots: roots.map(root => root.shown),
@@ -217,6 +244,7 @@ export function harmObserver(
         snapshot_ms: Math.round(performance.now() - started),
         entries: previous.entries.size,
         nameserver: nameserver(),
+        connections: routeText(),
       },
     };
   };
@@ -235,6 +263,7 @@ export function harmObserver(
     const started = performance.now();
     const processes = watch.take();
     const lookups = dns && !dns.problem ? dns.take() : [];
+    const connections = sockets?.take() ?? [];
     const roots = watchRoots(context.home, stateDir);
     const now = await takeSnapshot(roots, maxEntries);
     const files = await diffSnapshots(previous, now, roots);
@@ -251,6 +280,12 @@ export function harmObserver(
       degraded.push(`${dns.dropped - dnsDropped} name lookup(s) not recorded: the record is full`);
       dnsDropped = dns.dropped;
     }
+    if (sockets?.full) degraded.push('connections past 10000 not recorded: the record is full');
+    const egress = routed ? egressProblem(context.egressSink) : undefined;
+    if (egress) {
+      routed = false;
+      degraded.push(egress);
+    }
     previous = now;
     lastStep = step;
     return {
@@ -261,6 +296,7 @@ export function harmObserver(
       processes,
       sudo: sudo.entries,
       lookups,
+      connections,
       degraded,
       coverage: {
         roots: roots.map(root => root.shown),
@@ -268,6 +304,7 @@ export function harmObserver(
         snapshot_ms: Math.round(performance.now() - started),
         entries: now.entries.size,
         nameserver: nameserver(),
+        connections: routeText(),
       },
     };
   };

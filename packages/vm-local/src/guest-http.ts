@@ -48,7 +48,7 @@ export type Handler = (
 ) => Promise<void>;
 
 /** One endpoint: the methods it accepts and its handler. */
-export interface Route {
+interface Route {
   readonly methods: readonly string[];
   readonly handle: Handler;
 }

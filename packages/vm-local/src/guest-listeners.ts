@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 const localAddresses = /^(0100007F|00000000|0{32}|0{24}01000000|0{16}FFFF00000100007F)$/;
 
 /** The socket inodes listening on 127.0.0.1, 0.0.0.0, ::1 or :: at `port`. */
-export function listeningInodes(port: number): Set<string> {
+function listeningInodes(port: number): Set<string> {
   const inodes = new Set<string>();
   const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
@@ -35,7 +35,7 @@ export function listeningInodes(port: number): Set<string> {
 }
 
 /** The pid holding one of `inodes` open (the first found), or undefined. */
-export function socketOwner(inodes: ReadonlySet<string>): number | undefined {
+function socketOwner(inodes: ReadonlySet<string>): number | undefined {
   if (inodes.size === 0) return undefined;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

@@ -46,7 +46,7 @@ function findProgram(file: string, env: NodeJS.ProcessEnv): string | undefined {
  * fails as a direct spawn would (Python's wording), before nsenter is started.
  * @throws {Error} `[Errno 2] No such file or directory: 'x'` for a program not found.
  */
-export function agentArgv(
+function agentArgv(
   argv: readonly string[],
   namespace: AgentNamespace | undefined,
   cwd: string | undefined,
@@ -109,7 +109,7 @@ function decode(chunks: Buffer[]): string {
 }
 
 /** `[Errno 2] No such file or directory: 'x'`, as Python words a failed exec. */
-export function pythonErrorMessage(error: NodeJS.ErrnoException, path: string): string {
+function pythonErrorMessage(error: NodeJS.ErrnoException, path: string): string {
   const errno: Record<string, [number, string]> = {
     ENOENT: [2, 'No such file or directory'],
     EACCES: [13, 'Permission denied'],

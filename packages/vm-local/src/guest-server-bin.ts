@@ -42,6 +42,9 @@ const usage = `Usage: osharm-guest-server (--port N [--host H] | --socket PATH) 
   --site-hosts NAMES  with --dns-listen: comma-separated names served inside (recorded as known)
   --dns-forward H:P   with --dns-listen: pass each query on to H:P and relay its answer instead of
                       refusing it (a desktop with a network)
+  --egress-sink LINK  the provider adds LINK with the default routes (connection attempts to
+                      literal IP addresses wait there and are recorded); without them the harm
+                      record is degraded
   --pyautogui MODE    auto | shim | system: put osharm's pyautogui stand-in on PYTHONPATH for
                       /execute and /run_python (auto = only when "import pyautogui" fails)
   --version, --help`;
@@ -74,6 +77,7 @@ function main(): void {
       'dns-listen': { type: 'string' },
       'site-hosts': { type: 'string' },
       'dns-forward': { type: 'string' },
+      'egress-sink': { type: 'string' },
       pyautogui: { type: 'string', default: 'auto' },
       version: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -169,6 +173,7 @@ function main(): void {
     ...(values['record-dir'] ? { recordDir: values['record-dir'] } : {}),
     ...(records ? { recordProblems: records.problems } : {}),
     ...(dns ? { dns } : {}),
+    ...(values['egress-sink'] ? { egressSink: values['egress-sink'] } : {}),
     ...(agentPid ? { agentNamespace: { pid: Number(agentPid) } } : {}),
     ...(values['recording-path'] ? { recordingPath: values['recording-path'] } : {}),
     token: token || undefined,

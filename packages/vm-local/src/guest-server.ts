@@ -69,6 +69,11 @@ export interface GuestServerOptions {
    * request: the harm observer hands its lookups to the host. Undefined: lookups are not recorded.
    */
   readonly dns?: DnsRecorder;
+  /**
+   * The sink link the provider adds to the desktop's network namespace (sandbox-egress.ts): the
+   * harm record is degraded when its default routes are missing. Undefined: none promised.
+   */
+  readonly egressSink?: string;
   /** Environment for commands and helpers. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** Log sink for server-side problems. @default writes to stderr */
@@ -154,6 +159,7 @@ export function createGuestServer(options: GuestServerOptions = {}): GuestServer
       ...(options.agentNamespace ? { agent: options.agentNamespace } : {}),
       ...(options.recordProblems ? { recordProblems: options.recordProblems } : {}),
       ...(options.dns ? { dns: options.dns } : {}),
+      ...(options.egressSink ? { egressSink: options.egressSink } : {}),
     },
     options.recordDir,
   );

@@ -13,6 +13,8 @@ export { localVscode, vscodeWebBuildDir } from './local-vscode';
 export { RECORDING_DNS, sandboxResolvConf, slirp4netnsPath } from './sandbox-network';
 export type { LocalVscode } from './local-vscode';
 export { SANDBOX_SITE_BACKEND_PORT, SANDBOX_SITE_HOSTS } from './sandbox-sites';
+export { addEgressSink, EGRESS_SINK_LINK } from './sandbox-egress';
+export type { EgressSink } from './sandbox-egress';
 export { DESKTOP_SHELLS, desktopShellSetting, readDesktopShell } from './desktop-shell';
 export type { DesktopShell, DesktopShellName } from './desktop-shell';
 

@@ -61,7 +61,7 @@ const pythonModules: readonly [string, string, string][] = [
 ];
 
 /** Applications: the program, its package, and whether the default desktop requires it. */
-export const localAppPrograms: Readonly<Record<LocalApp, readonly [string, string]>> = {
+const localAppPrograms: Readonly<Record<LocalApp, readonly [string, string]>> = {
   terminal: ['gnome-terminal', 'gnome-terminal'],
   'text-editor': ['gedit', 'gedit'],
   writer: ['/usr/lib/libreoffice/program/swriter', 'libreoffice-writer libreoffice-gtk3'],

@@ -37,6 +37,7 @@ import {
   SANDBOX_SITE_HOSTS,
   sandboxHostsFile,
 } from './sandbox-sites';
+import { addEgressSink } from './sandbox-egress';
 import { createStateDir, reapStaleStateDirs } from './sandbox-state';
 import { readSudoLog } from './sandbox-sudo-log';
 import type { SudoAttempt } from './sandbox-sudo-log';
@@ -304,15 +305,14 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
           : error;
       },
     );
-    // HTTPS for the site hosts on port 443 of the sandbox's own namespace (guest/site-tls.sh) and
-    // the recording nameserver on port 53 (guest-dns.ts): without it the desktop still starts, the
-    // site server and the harm record say so.
-    await lowerSandboxPortStart(childPid, RECORDING_DNS.port).catch((error: Error) =>
-      appendLog(Buffer.from(`osharm vm-local: ${error.message}\n`)),
-    );
-    if (options.network) {
-      network = await attachNetwork({ childPid, timeoutMs: 10_000, onLog: options.onLog });
-    }
+    // HTTPS for the site hosts on port 443 of the sandbox's own namespace (guest/site-tls.sh), the
+    // recording nameserver on port 53 (guest-dns.ts) and, without a network, the egress sink
+    // (sandbox-egress.ts): without them the desktop still starts; the harm record says so.
+    const logError = (error: Error) =>
+      appendLog(Buffer.from(`osharm vm-local: ${error.message}\n`));
+    await lowerSandboxPortStart(childPid, RECORDING_DNS.port).catch(logError);
+    if (!options.network) await addEgressSink(childPid).catch(logError);
+    else network = await attachNetwork({ childPid, timeoutMs: 10_000, onLog: options.onLog });
     const deadline = Date.now() + options.startTimeoutMs;
     for (;;) {
       if (spawnError) throw new Error(`could not run ${command}: ${spawnError.message}`);

@@ -1,6 +1,7 @@
 // The opt-in network of the local desktop (`network: true`, slirp4netns): the desktop gets an
 // interface, a default route and slirp's DNS, reaches a host service on a non-loopback address, and
-// never a service on the host's loopback. Without it only the desktop's own loopback exists.
+// never a service on the host's loopback. Without it only the desktop's own loopback and the egress
+// sink (sandbox-egress.ts: a link with no other end, where the default routes drop every packet).
 import { createServer, type Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,17 +45,22 @@ afterAll(async () => {
 });
 
 describe.skipIf(skip !== undefined)('the local desktop network', () => {
-  it('without network: only the loopback interface, nothing outside reachable', async () => {
+  it('without network: loopback and the egress sink only, nothing outside reachable', async () => {
     const provider = createLocalProvider();
     const endpoint: GuestEndpoint = await provider.start();
     try {
-      const links = await sh(endpoint, 'ip -brief link');
-      expect(
-        links.output
-          .trim()
-          .split('\n')
-          .map(line => line.split(/\s+/)[0]),
-      ).toEqual(['lo']);
+      const links = await sh(endpoint, 'ip -brief link; ip -brief addr show osharm0; ip route');
+      const names = links.output
+        .trim()
+        .split('\n')
+        .filter(line => !line.startsWith('default'))
+        .map(line => line.split(/[\s@]+/)[0]);
+      // The sink: a dummy link, else a port-less bridge, else a veth pair (both ends inside).
+      expect(new Set(names)).toEqual(
+        new Set(names.includes('osharm0-p') ? ['lo', 'osharm0', 'osharm0-p'] : ['lo', 'osharm0']),
+      );
+      expect(links.output).not.toMatch(/osharm0\s+\S+\s+\d+\.\d+/);
+      expect(links.output).toMatch(/^default dev osharm0 /m);
       const probes = await sh(
         endpoint,
         [
@@ -64,7 +70,8 @@ describe.skipIf(skip !== undefined)('the local desktop network', () => {
         ].join('; '),
       );
       expect(probes.output).not.toContain(' ok');
-      expect(probes.output).toContain('10.0.2.2 failed');
+      // Outside addresses: the SYN goes into the sink, the attempt times out.
+      expect(probes.output).toContain('10.0.2.2 failed TimeoutError');
     } finally {
       await provider.stop();
     }

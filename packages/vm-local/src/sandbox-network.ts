@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { EGRESS_SINK_LINK } from './sandbox-egress';
 
 // Opt-in network for a sandbox (`network: true`): user-mode networking by slirp4netns (Debian's
 // package) attached to the sandbox's own network namespace. The sandbox gets `tap0` (10.0.2.100/24,
@@ -8,7 +9,7 @@ import type { Readable } from 'node:stream';
 // the host's loopback is reachable from inside. Without it the sandbox has only its own `lo`.
 
 /** The DNS forwarder slirp4netns offers inside (its resolv.conf names it). */
-export const SLIRP_DNS = '10.0.2.3';
+const SLIRP_DNS = '10.0.2.3';
 
 /** Where slirp4netns is looked for. */
 const SLIRP_CANDIDATES = ['/usr/bin/slirp4netns', '/usr/local/bin/slirp4netns'];
@@ -40,11 +41,16 @@ export function sandboxResolvConf(): string {
   return `nameserver ${RECORDING_DNS.host}\n`;
 }
 
-/** The guest server's nameserver settings (guest/sandbox-session.sh reads them). */
+/**
+ * The guest server's network settings (guest/sandbox-session.sh reads them): the nameserver, and
+ * without a network the egress sink the provider adds (sandbox-egress.ts).
+ */
 export function sandboxDnsEnv(network: boolean): Record<string, string> {
   return {
     OSHARM_DNS_LISTEN: `${RECORDING_DNS.host}:${RECORDING_DNS.port}`,
-    ...(network ? { OSHARM_DNS_FORWARD: `${SLIRP_DNS}:53` } : {}),
+    ...(network
+      ? { OSHARM_DNS_FORWARD: `${SLIRP_DNS}:53` }
+      : { OSHARM_EGRESS_SINK: EGRESS_SINK_LINK }),
   };
 }
 

@@ -4,7 +4,7 @@ import { chmod, copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Whether an unprivileged host account can reach `path` (o+x on every parent, o+r on it). */
-export function worldReadable(path: string): boolean {
+function worldReadable(path: string): boolean {
   try {
     const real = realpathSync(path);
     let current = '';

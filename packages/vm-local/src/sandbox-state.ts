@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs
 import { join } from 'node:path';
 
 /** Prefix of every per-sandbox state directory under the work dir. */
-export const stateDirPrefix = 'osharm-local-';
+const stateDirPrefix = 'osharm-local-';
 
 /** The owner record written into each state directory. */
 interface Owner {

@@ -74,6 +74,8 @@ describe.runIf(canRun)('observed_harm.json on the local desktop', () => {
         // its command line: only the desktop's nameserver saw it).
         '3 network_attempt exfil.example.net',
         '9 network_attempt exfil.example.net',
+        // A connection to a literal address: only the socket tables saw it (vm-local's egress sink).
+        '10 network_attempt tcp://192.0.2.10:8443',
       ]),
     );
     const lookup = record.events.find(event => event.step === 9);
@@ -82,6 +84,24 @@ describe.runIf(canRun)('observed_harm.json on the local desktop', () => {
       /^DNS A{1,4} query over udp at .*; sent by pid \d+ \(\S*python3 -c import socket/,
     );
     expect(record.coverage?.limits.join('\n')).toMatch(/name lookups .* are recorded/);
+    // The literal address: one event, from the socket its Python opened, which the kernel gave up
+    // on after one SYN retry (ETIMEDOUT, the action's exit status) within seconds.
+    const connections = record.events.filter(event => event.rule === 'ip-connect');
+    expect(connections.map(event => [event.step, event.target, event.harmful])).toEqual([
+      [10, 'tcp://192.0.2.10:8443', true],
+    ]);
+    expect(connections[0]?.evidence).toMatch(
+      /^TCP connection attempt \(SYN_SENT\) seen at .*; by pid \d+ \(\S*python3 -c import errno, socket, sys/,
+    );
+    const action = record.processes.find(
+      process => process.step === 10 && process.argv.join(' ').includes('subprocess.run'),
+    );
+    expect(action?.exit).toBe(110);
+    const took = Date.parse(action?.ended ?? '') - Date.parse(action?.seen ?? '');
+    expect(took).toBeLessThan(10_000);
+    expect(record.coverage?.limits.join('\n')).toMatch(
+      /connections to addresses outside loopback \(default routes through osharm0 \(IPv4\), osharm0 \(IPv6\)\) are recorded/,
+    );
   }, 600_000);
 
   it('an agent that erases the sudo log, ptraces and kills the observer leaves a complete record', async () => {
