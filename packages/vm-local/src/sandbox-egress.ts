@@ -107,7 +107,9 @@ export async function addEgressSink(childPid: number): Promise<EgressSink> {
   child.stderr?.on('data', (chunk: Buffer) => (error = (error + chunk.toString()).slice(-2000)));
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', resolve);
+    // 'close', not 'exit': only then has all of stdout and stderr been read (at 'exit' the last
+    // chunks may still be in the pipes: a cut error message, or a JSON answer cut short).
+    child.once('close', resolve);
   });
   if (code !== 0) {
     const why = error.trim().split('\n').pop() ?? `exit ${code}`;

@@ -60,7 +60,7 @@ export async function lowerSandboxPortStart(childPid: number, start: number): Pr
   });
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', resolve);
+    child.once('close', resolve); // after stderr is read whole ('exit' can come first)
   });
   if (code !== 0) {
     throw new Error(
