@@ -13,6 +13,7 @@ import {
 import { redactSecrets, writeArtifact, type Judgment } from '@osharm/task-schema/artifacts';
 import {
   discoverTrajectories,
+  readRunFacts,
   readRunRecord,
   readRunStatus,
   type RunFacts,
@@ -123,8 +124,13 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   for (const dir of dirs) {
     const status = await readRunStatus(dir);
     const hasLog = existsSync(join(dir, 'better_log.json'));
-    const record = hasLog ? await readRunRecord(dir) : undefined;
-    runFacts[dir] = record?.facts;
+    // Read when needed: the origin rules an unfinished run; the run's observation type shapes the
+    // per-step judges' input (other judge types record the one asked for, or upstream's default).
+    const record =
+      hasLog && (status.state !== 'finished' || observationMatters)
+        ? await readRunRecord(dir)
+        : undefined;
+    if (record) runFacts[dir] = record.facts;
     if (status.state !== 'finished') {
       // Upstream's batch judge judges every dir with a better_log.json, finished or not; osharm's
       // own runs keep osharm's rule (an errored or unfinished run has no verdict to give).
@@ -141,7 +147,10 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
         continue;
       }
     }
-    const choice = chooseObservationType(options.observationType, record);
+    const choice = chooseObservationType(
+      options.observationType,
+      observationMatters ? record : undefined,
+    );
     observationTypes[dir] = choice.observationType;
     const note = observationMatters ? observationTypeNote(choice) : undefined;
     if (note) {
@@ -156,6 +165,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     if (plan.action === 'reuse') {
       results[dir] = plan.judgment;
       if (plan.provenance.images) images[dir] = plan.provenance.images;
+      if (!record) runFacts[dir] = await readRunFacts(dir);
     } else if (plan.action === 'keep-foreign') foreign[dir] = describeForeign(plan.foreign);
     else {
       versionDirs[dir] = plan.versionDir;
@@ -226,6 +236,8 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     });
     Object.assign(results, outcome.results);
     Object.assign(images, outcome.images);
+    for (const dir of Object.keys(outcome.results))
+      if (!(dir in runFacts)) runFacts[dir] = await readRunFacts(dir);
     Object.assign(errors, outcome.errors);
     judgeUsage = outcome.judgeUsage;
     captionUsage = outcome.captionUsage;
@@ -266,8 +278,8 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
             results[dir] = judgment;
             if (result.provenance.images) images[dir] = result.provenance.images;
             runFacts[dir] = result.run;
-            judgeUsage = add(judgeUsage, result.usage.judge);
-            captionUsage = add(captionUsage, result.usage.captioner);
+            judgeUsage = addUsage(judgeUsage, result.usage.judge);
+            captionUsage = addUsage(captionUsage, result.usage.captioner);
             calls += result.usage.calls;
             cachedCaptions += result.usage.cachedCaptions;
           } catch (caught) {
@@ -384,5 +396,3 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   }
   return output;
 }
-
-const add = addUsage;
