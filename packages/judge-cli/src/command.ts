@@ -20,7 +20,8 @@ import { judgeCommandAction, MiB } from './judge-action';
 /** The parsed flags of the command (kebab-case flags, camelCase keys). */
 export interface BatchJudgeFlags {
   trajDir?: string;
-  observationType: ObservationType;
+  /** Undefined when not given: each run's own (see `judgeTree`). */
+  observationType?: ObservationType;
   sysPromptVersion: PromptVersion;
   judgeModel: string;
   judgeType: JudgeType;
@@ -94,10 +95,13 @@ export function batchJudgeCommand(run: BatchJudgeRun, name: string): Command {
     .addOption(
       new Option(
         '--observation-type <type>',
-        'observations given to the default / captioned_default / a11y_tree judges',
+        "observations given to the default / captioned_default judges; given, it wins over each run's own (the results' notes name the runs it overrides)",
       )
         .choices(OBSERVATION_TYPES)
-        .default(PUBLISHED_RUNS_OBSERVATION_TYPE),
+        .default(
+          undefined,
+          `each run's own, as osharm recorded it; ${PUBLISHED_RUNS_OBSERVATION_TYPE} for runs osharm did not write, as upstream`,
+        ),
     )
     .addOption(
       new Option('--sys-prompt-version <version>', 'judge system prompt version')
@@ -234,7 +238,7 @@ Examples:
 
 Writes {traj}/judgment/{judge_model}/{judge_type}/{version}/judgment.json for each trajectory and
 {traj_dir}/batch_judgment_results_{judge_model}_{judge_type}_{version}.json (with
---observation-type a11y_tree --judge-type default: under a11_tree_default/, as upstream).
+observation type a11y_tree and --judge-type default: under a11_tree_default/, as upstream).
 Trajectories already judged with the same model, type and version are read, not judged again.
 Every file a trajectory names must be a regular file inside its dir (no .., absolute path,
 symlink, FIFO or device) and under the size caps; screenshots must be images by content.

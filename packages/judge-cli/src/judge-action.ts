@@ -322,7 +322,7 @@ export async function judgeCommandAction(
         judgeModel: model.modelId,
         judgeType: flags.judgeType,
         promptVersion: flags.sysPromptVersion,
-        observationType: flags.observationType,
+        observationType: result.config.observation_type,
       }),
     ),
   );

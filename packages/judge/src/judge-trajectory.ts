@@ -7,7 +7,6 @@ import {
   DEFAULT_PROMPT_VERSION,
   JUDGE_TYPE_TRAITS,
   judgeTypeNeedsCaptions,
-  PUBLISHED_RUNS_OBSERVATION_TYPE,
   type JudgeType,
   type ObservationType,
   type PromptProvenance,
@@ -15,6 +14,7 @@ import {
 } from '@osharm/task-schema';
 import { type Judgment, type JudgmentProvenance } from '@osharm/task-schema/artifacts';
 import {
+  readRunOrigin,
   runFactsOf,
   type RunFacts,
   type TrajectoryFileLimits,
@@ -41,6 +41,7 @@ import {
 } from './upstream-judge-input';
 import { readUpstreamJudgeTexts, type UpstreamOption } from './upstream-judge-texts';
 import { loadTrajectory, type Trajectory } from './trajectory';
+import { chooseObservationType, observationTypeNote } from './observation-type';
 
 /** Options of {@link judgeTrajectory}. */
 export interface JudgeTrajectoryOptions {
@@ -56,7 +57,12 @@ export interface JudgeTrajectoryOptions {
   readonly model?: ModelV1 | string;
   /** The captioner for caption-based judge types. @default a captioner on `gpt-4o-2024-11-20` (OpenAI) */
   readonly captioner?: Captioner | ModelV1 | string;
-  /** Observation type of the run; shapes the per-step judges' input. @default `PUBLISHED_RUNS_OBSERVATION_TYPE` (`screenshot_a11y_tree`, upstream's batch judge) */
+  /**
+   * Observation type of the run; shapes the per-step judges' input. Given, it wins over the run's
+   * (and the result's `notes` say so when they differ). @default the type the run recorded in
+   * better_log.json when osharm wrote the run; else `PUBLISHED_RUNS_OBSERVATION_TYPE`
+   * (`screenshot_a11y_tree`, upstream's batch judge default, as upstream judges its own runs)
+   */
   readonly observationType?: ObservationType;
   /** Screenshot encoding for the judge. @default as stored (PNG, detail high: upstream's level) */
   readonly images?: ImageOptions;
@@ -106,7 +112,10 @@ export interface JudgeTrajectoryResult {
   readonly judgeModel: string;
   /** Path of judgment.json (when written). */
   readonly judgmentFile?: string;
-  /** Problems tolerated while reading the trajectory (missing images, bad traj lines …). */
+  /**
+   * Problems tolerated while reading the trajectory (missing images, bad traj lines …), and a line
+   * when the observation type judged with is not the one the run recorded.
+   */
   readonly notes: readonly string[];
   /** Injection and jailbreak as better_log.json records them. */
   readonly run: RunFacts;
@@ -127,6 +136,10 @@ export function imagesWithLimits(
 export interface PreparedJudgeInput {
   readonly trajectory: Trajectory;
   readonly prompt: JudgePrompt;
+  /** The observation type the input was built for (see `JudgeTrajectoryOptions.observationType`). */
+  readonly observationType: ObservationType;
+  /** Set when that type is not the one the run recorded (see `observationTypeNote`). */
+  readonly observationNote?: string;
   readonly captionUsage: TokenUsage;
   readonly captionCalls: number;
   readonly cachedCaptions: number;
@@ -152,7 +165,14 @@ export async function prepareJudgeInput(
     options.trajectory ??
     (await loadTrajectory(requireDir(options.dir), { limits: options.limits }));
   const judgeType = options.judgeType ?? DEFAULT_JUDGE_TYPE;
-  const observationType = options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
+  const choice = chooseObservationType(options.observationType, {
+    origin: options.observationType === undefined ? await readRunOrigin(trajectory.dir) : 'other',
+    facts: runFactsOf(trajectory.betterLog),
+  });
+  const observationType = choice.observationType;
+  const observationNote = JUDGE_TYPE_TRAITS[judgeType].observationMatters
+    ? observationTypeNote(choice)
+    : undefined;
   const upstream =
     options.upstream === undefined ? undefined : readUpstreamJudgeTexts(options.upstream);
   const needsCaptions = judgeTypeNeedsCaptions(judgeType);
@@ -253,6 +273,8 @@ export async function prepareJudgeInput(
   return {
     trajectory,
     prompt,
+    observationType,
+    ...(observationNote !== undefined && { observationNote }),
     captionUsage,
     captionCalls,
     cachedCaptions,
@@ -282,14 +304,13 @@ export async function judgeTrajectory(
 ): Promise<JudgeTrajectoryResult> {
   const judgeType = options.judgeType ?? DEFAULT_JUDGE_TYPE;
   const promptVersion = options.promptVersion ?? DEFAULT_PROMPT_VERSION;
-  const observationType = options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
   const model =
     typeof options.model === 'object'
       ? options.model
       : createEndpointModel('judge', options.model ?? DEFAULT_JUDGE_MODEL);
   assertModelName('judge', model.modelId);
   const prepared = await prepareJudgeInput(options);
-  const { trajectory, prompt } = prepared;
+  const { trajectory, prompt, observationType } = prepared;
   let usage = zero;
   let calls = prepared.captionCalls;
   let judgment: Judgment | undefined;
@@ -360,7 +381,9 @@ export async function judgeTrajectory(
       cachedCaptions: prepared.cachedCaptions,
     },
     judgmentFile,
-    notes: trajectory.notes,
+    notes: prepared.observationNote
+      ? [...trajectory.notes, prepared.observationNote]
+      : trajectory.notes,
     run: runFactsOf(trajectory.betterLog),
   };
 }

@@ -48,7 +48,8 @@ export interface BatchTreeOptions {
   readonly captioner: Captioner | undefined;
   readonly judgeType: JudgeType;
   readonly promptVersion: PromptVersion;
-  readonly observationType: ObservationType;
+  /** Each trajectory's observation type (its own, or the one asked for: see `chooseObservationType`). */
+  readonly observationTypes: Readonly<Record<string, ObservationType>>;
   /** Upstream's texts (`prompt_family: "upstream"`); osharm's own wording without. */
   readonly upstream?: UpstreamJudgeTexts;
   readonly images?: ImageOptions;
@@ -155,7 +156,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
               dir,
               judgeType: options.judgeType,
               promptVersion: options.promptVersion,
-              observationType: options.observationType,
+              observationType: options.observationTypes[dir],
               captioner: options.captioner,
               images: options.images,
               limits: options.limits,
@@ -269,7 +270,7 @@ export async function judgeTreeWithBatchApi(options: BatchTreeOptions): Promise<
           judgeModel: options.model.modelId,
           judgeType: options.judgeType,
           promptVersion: options.promptVersion,
-          observationType: options.observationType,
+          observationType: options.observationTypes[item.dir]!,
           captioner: options.captioner?.modelId,
           prompts: options.upstream?.provenance,
         };

@@ -6,13 +6,15 @@ import {
   DEFAULT_JUDGE_TYPE,
   DEFAULT_PROMPT_VERSION,
   judgeTypeNeedsCaptions,
+  judgeTypeUsesObservationType,
   PUBLISHED_RUNS_OBSERVATION_TYPE,
+  type ObservationType,
 } from '@osharm/task-schema';
 import { redactSecrets, writeArtifact, type Judgment } from '@osharm/task-schema/artifacts';
 import {
   discoverTrajectories,
   readRunFacts,
-  readRunOrigin,
+  readRunRecord,
   readRunStatus,
   type RunFacts,
 } from '@osharm/task-schema/trajectory';
@@ -34,6 +36,7 @@ import { addUsage, ModelError, usageCost } from '@osharm/models';
 import type { JudgeTreeOptions, JudgeTreeResult, TreeUsage } from './judge-tree-types';
 
 import { batchResultsPath } from './judge-tree-files';
+import { chooseObservationType, observationTypeNote } from './observation-type';
 
 export { batchResultsPath, readExistingJudgment } from './judge-tree-files';
 
@@ -67,7 +70,6 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   const started = performance.now();
   const judgeType = options.judgeType ?? DEFAULT_JUDGE_TYPE;
   const promptVersion = options.promptVersion ?? DEFAULT_PROMPT_VERSION;
-  const observationType = options.observationType ?? PUBLISHED_RUNS_OBSERVATION_TYPE;
   // One limiter per endpoint (provider + origin): judge calls and captions share it.
   const limited = connectionLimiter(options.maxConnections ?? options.concurrency ?? 8);
   const model = limited(
@@ -98,12 +100,8 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
     : undefined;
   assertModelName('judge', model.modelId);
   if (captioner) assertModelName('captioner', captioner.modelId);
-  const settings = { judgeModel: model.modelId, judgeType, promptVersion, observationType };
+  const settings = { judgeModel: model.modelId, judgeType, promptVersion };
   const request = { ...settings, captioner: captioner?.modelId, prompts: upstream?.provenance };
-  const resultsFile = await resultsFileToWrite(
-    options.rootDir,
-    batchResultsPath({ rootDir: options.rootDir, ...settings }),
-  );
 
   // Run dirs without better_log.json too: a run that errored before its first step is listed.
   const dirs = await discoverTrajectories(options.rootDir, { runDirs: true });
@@ -118,16 +116,26 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   const rule = options.runRule ?? 'auto';
   const notes: Record<string, string> = {};
   const images: Record<string, { expected: number; missing: number }> = {};
+  // Each run is judged with its own observation type (from its facts) unless one is asked for.
+  const observationTypes: Record<string, ObservationType> = {};
+  const overridden: string[] = [];
+  const observationMatters = judgeTypeUsesObservationType(judgeType);
   let upstreamRuled = 0;
   for (const dir of dirs) {
     const status = await readRunStatus(dir);
+    const hasLog = existsSync(join(dir, 'better_log.json'));
+    // Read when needed: the origin rules an unfinished run; the run's observation type shapes the
+    // per-step judges' input (other judge types record the one asked for, or upstream's default).
+    const record =
+      hasLog && (status.state !== 'finished' || observationMatters)
+        ? await readRunRecord(dir)
+        : undefined;
+    if (record) runFacts[dir] = record.facts;
     if (status.state !== 'finished') {
-      const hasLog = existsSync(join(dir, 'better_log.json'));
       // Upstream's batch judge judges every dir with a better_log.json, finished or not; osharm's
       // own runs keep osharm's rule (an errored or unfinished run has no verdict to give).
       const upstreamRule =
-        hasLog &&
-        (rule === 'upstream' || (rule === 'auto' && (await readRunOrigin(dir)) === 'other'));
+        hasLog && (rule === 'upstream' || (rule === 'auto' && record?.origin === 'other'));
       if (upstreamRule) {
         upstreamRuled += 1;
         notes[dir] =
@@ -139,17 +147,41 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
         continue;
       }
     }
-    const plan = await planResume(dir, request, options);
+    const choice = chooseObservationType(
+      options.observationType,
+      observationMatters ? record : undefined,
+    );
+    observationTypes[dir] = choice.observationType;
+    const note = observationMatters ? observationTypeNote(choice) : undefined;
+    if (note) {
+      notes[dir] = notes[dir] ? `${notes[dir]}; ${note}` : note;
+      if (choice.source === 'option') overridden.push(dir);
+    }
+    const plan = await planResume(
+      dir,
+      { ...request, observationType: choice.observationType },
+      options,
+    );
     if (plan.action === 'reuse') {
       results[dir] = plan.judgment;
       if (plan.provenance.images) images[dir] = plan.provenance.images;
-      runFacts[dir] = await readRunFacts(dir);
+      if (!record) runFacts[dir] = await readRunFacts(dir);
     } else if (plan.action === 'keep-foreign') foreign[dir] = describeForeign(plan.foreign);
     else {
       versionDirs[dir] = plan.versionDir;
       pending.push(dir);
     }
   }
+  // The batch's observation type (config and file name, upstream's): the one asked for, else the
+  // one every run shares, else upstream's default (each run's own is in its judgment's provenance).
+  const types = new Set(Object.values(observationTypes));
+  const observationType =
+    options.observationType ??
+    (types.size === 1 ? [...types][0]! : PUBLISHED_RUNS_OBSERVATION_TYPE);
+  const resultsFile = await resultsFileToWrite(
+    options.rootDir,
+    batchResultsPath({ rootDir: options.rootDir, ...settings, observationType }),
+  );
   Object.assign(
     processingTimes,
     await previousProcessingTimes(options.rootDir, resultsFile, new Set(Object.keys(results))),
@@ -173,6 +205,11 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       type: 'note',
       message: `${errored} errored or unfinished run(s) not judged (osharm's rule for its own runs; see "errored_runs") — ${options.includeUnfinished === true ? '' : '--include-unfinished judges the unfinished ones, '}--run-rule upstream judges every dir with a better_log.json`,
     });
+  if (overridden.length > 0)
+    options.onProgress?.({
+      type: 'note',
+      message: `observation type ${observationType} as asked (--observation-type) overrides the one ${overridden.length} run(s) recorded (see "notes")`,
+    });
   if (Object.keys(foreign).length > 0)
     options.onProgress?.({
       type: 'note',
@@ -194,14 +231,13 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
       captioner,
       judgeType,
       promptVersion,
-      observationType,
+      observationTypes,
       upstream,
     });
     Object.assign(results, outcome.results);
     Object.assign(images, outcome.images);
-    await Promise.all(
-      Object.keys(outcome.results).map(async dir => (runFacts[dir] = await readRunFacts(dir))),
-    );
+    for (const dir of Object.keys(outcome.results))
+      if (!(dir in runFacts)) runFacts[dir] = await readRunFacts(dir);
     Object.assign(errors, outcome.errors);
     judgeUsage = outcome.judgeUsage;
     captionUsage = outcome.captionUsage;
@@ -227,7 +263,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
                   dir,
                   judgeType,
                   promptVersion,
-                  observationType,
+                  observationType: observationTypes[dir],
                   model,
                   captioner,
                   images: options.images,
@@ -242,8 +278,8 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
             results[dir] = judgment;
             if (result.provenance.images) images[dir] = result.provenance.images;
             runFacts[dir] = result.run;
-            judgeUsage = add(judgeUsage, result.usage.judge);
-            captionUsage = add(captionUsage, result.usage.captioner);
+            judgeUsage = addUsage(judgeUsage, result.usage.judge);
+            captionUsage = addUsage(captionUsage, result.usage.captioner);
             calls += result.usage.calls;
             cachedCaptions += result.usage.cachedCaptions;
           } catch (caught) {
@@ -360,5 +396,3 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   }
   return output;
 }
-
-const add = addUsage;

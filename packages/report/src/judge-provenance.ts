@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { judgeTypeUsesObservationType, promptProvenanceSchema } from '@osharm/task-schema';
+import { judgeTypeUsesObservationType } from '@osharm/task-schema';
 import type { JudgmentProvenance } from '@osharm/task-schema/artifacts';
 import type { JudgmentRecord, TrajectoryRecord } from './results-tree';
 
@@ -41,18 +41,6 @@ export function promptFamilyText(provenance: JudgmentProvenance | undefined): st
   if (provenance.prompt_family === 'upstream')
     return "upstream's own, read from an upstream checkout";
   return provenance.prompt_family;
-}
-
-/**
- * Whose prompts ran the agent, from better_log.json's `params.osharm_prompts`
- * (`promptProvenanceSchema`): `upstream` or `osharm`; undefined when the run does not record it
- * (upstream's own runs, older osharm runs) and `unreadable` when the record is damaged.
- */
-export function runPromptFamily(params: unknown): 'osharm' | 'upstream' | 'unreadable' | undefined {
-  const value = (params as { osharm_prompts?: unknown } | null | undefined)?.osharm_prompts;
-  if (value === undefined) return undefined;
-  const parsed = promptProvenanceSchema.safeParse(value);
-  return parsed.success ? parsed.data.prompt_family : 'unreadable';
 }
 
 /**

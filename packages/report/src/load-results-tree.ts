@@ -27,7 +27,7 @@ import {
   runFactsOf,
   type TrajectoryFileLimits,
 } from '@osharm/task-schema/trajectory';
-import { promptFamilyText, runPromptFamily, separateProvenance } from './judge-provenance';
+import { promptFamilyText, separateProvenance } from './judge-provenance';
 import { mapLimit } from './map-limit';
 import { loadJudgments, readJudgeFailures, runEnded, UPSTREAM_DEFAULT_JUDGE } from './tree-files';
 import type { JudgeConfig, ResultsTree, StepRecord, TrajectoryRecord } from './results-tree';
@@ -234,7 +234,8 @@ async function loadTrajectoryRecord(
   // Run facts: the path when it follows upstream's layout, corrected by better_log.json.
   const relativeDir = relative(root, dir).split(sep).join('/') || '.';
   const logInjection = betterLog?.task.injection;
-  const described = describeTrajectoryPath(dir, betterLog ? runFactsOf(betterLog) : {});
+  const recorded = betterLog ? runFactsOf(betterLog) : undefined;
+  const described = describeTrajectoryPath(dir, recorded ?? {});
   const followsLayout =
     described.observationType !== undefined &&
     (OBSERVATION_TYPES as readonly string[]).includes(described.observationType);
@@ -260,7 +261,7 @@ async function loadTrajectoryRecord(
     ...(described.injection && { injection: described.injection }),
     ...(typeof logInjection?.content === 'string' && { injectionContent: logInjection.content }),
     ...(params && { params }),
-    ...(runPromptFamily(params) !== undefined && { promptFamily: runPromptFamily(params) }),
+    ...(recorded?.promptFamily !== undefined && { promptFamily: recorded.promptFamily }),
     instruction,
     steps,
     ...(finalScreenshot && { finalScreenshot }),

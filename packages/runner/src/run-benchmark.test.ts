@@ -48,6 +48,33 @@ describe('runBenchmark: options', () => {
     ).rejects.toThrow(/--model gpt-4\.1 needs a model API: set OPENAI_API_KEY/);
   });
 
+  it('runs its checks once, in order, and hands over after them (the CLI adds its dataset check there)', async () => {
+    const calls: string[] = [];
+    const control = {
+      onModelNotices: () => void calls.push('notices'),
+      afterChecks: () => {
+        calls.push('after');
+        throw new RunOptionsError('the front end stops here');
+      },
+    };
+    // A key is missing: stops before the model checks, nothing handed over.
+    await expect(runBenchmark({ ...base, model: 'gpt-4.1' }, control)).rejects.toThrow(
+      /needs a model API/,
+    );
+    expect(calls).toEqual([]);
+    // Flags that disagree: the model notices came, the hand-over did not.
+    await expect(
+      runBenchmark({ ...base, observationType: 'som', actionSpace: 'computer_13' }, control),
+    ).rejects.toThrow('--observation-type som works only with --action-space pyautogui');
+    expect(calls).toEqual(['notices']);
+    // Every check passed: handed over once, before the dataset is read (a missing index is not
+    // reached).
+    await expect(
+      runBenchmark({ ...base, testAllMetaPath: join(tmp, 'no-index.json') }, control),
+    ).rejects.toThrow('the front end stops here');
+    expect(calls).toEqual(['notices', 'notices', 'after']);
+  });
+
   it('refuses an unknown provider name, a task not in the index, and one provider object for two environments', async () => {
     await expect(runBenchmark({ ...base, provider: 'qemu' as never })).rejects.toBeInstanceOf(
       RunOptionsError,

@@ -78,6 +78,17 @@ export interface BenchmarkControl {
   /** Stops the batch: no further run starts, running ones end as errors, environments close. */
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: BenchmarkEvent) => void;
+  /**
+   * Called once the models are checked (a retired one stops before), with the lines to show now:
+   * an end of life within 60 days, a model not in the table (the `planned` event repeats them).
+   */
+  readonly onModelNotices?: (notices: readonly string[]) => void;
+  /**
+   * Called once, when the checks that need no desktop have passed (keys, models, flags) and before
+   * the dataset is read: a front end adds its own checks here, so every check runs once
+   * (`osharm run` checks its dataset flags).
+   */
+  readonly afterChecks?: () => void | Promise<void>;
 }
 
 /**
@@ -117,7 +128,7 @@ function resolveFlags(options: BenchmarkOptions, providerId: string): RunFlags {
  */
 export async function runBenchmark(
   options: BenchmarkOptions = {},
-  { signal, onEvent }: BenchmarkControl = {},
+  { signal, onEvent, onModelNotices, afterChecks }: BenchmarkControl = {},
 ): Promise<BenchmarkSummary> {
   const emit = (event: BenchmarkEvent) => onEvent?.(event);
   const io: RunContextIo = { cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env };
@@ -134,8 +145,7 @@ export async function runBenchmark(
   // The checkout is read first: a bad one stops the command before anything starts.
   const early = resolveFlags(optionsIo, providerId);
   const upstream = early.upstream ? loadUpstreamTexts(at(early.upstream)) : undefined;
-  const makeProvider = await providerFactory(option, early, io);
-  const firstProvider = typeof option === 'function' ? makeProvider() : undefined;
+  const firstProvider = typeof option === 'function' ? option() : undefined;
   const flags = resolveFlags(optionsIo, firstProvider?.providerId ?? providerId);
 
   // Checks before any desktop starts, each with one message.
@@ -162,7 +172,11 @@ export async function runBenchmark(
     { temperature: options.temperature, topP: options.topP },
     io,
   );
+  onModelNotices?.(modelChecks.notices);
   checkRunFlags(flags, io, options.pathToVm === undefined ? undefined : 'cli');
+  await afterChecks?.();
+  // The provider's own setup (a cluster configuration) once the flags are known to agree.
+  const makeProvider = await providerFactory(option, early, io);
   const assetMap = flags.assetMap ? await loadAssetMap(at(flags.assetMap)) : undefined;
   const cacheRoot = at(flags.cacheDir);
   const assets: AssetSources = {

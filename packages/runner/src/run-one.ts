@@ -219,7 +219,7 @@ export async function runOne(
       promptVersion: flags.sysPromptVersion,
       model: createModel(flags.judgeModel, endpointRouting(judge, context.io.env)),
       captioner: createModel(captionerModel, endpointRouting(captioner ?? judge, context.io.env)),
-      observationType: flags.observationType,
+      // The observation type is the run's own, read by the judge from what the run wrote.
       // --upstream: the judge's prompts and layout are upstream's too.
       ...(context.upstream && { upstream: context.upstream.root }),
     });

@@ -161,6 +161,7 @@ describe('the public entries', () => {
       'readDegradedObservations',
       'readRunFacts',
       'readRunOrigin',
+      'readRunRecord',
       'readRunStatus',
       'readTrajectory',
       'readTrajectoryFile',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeModelNameIssue, relativePathsIn } from './artifacts';
-import { readRunOrigin } from './trajectory';
+import { readRunOrigin, readRunRecord } from './trajectory';
 
 let tmp: string;
 beforeAll(async () => {
@@ -66,6 +66,47 @@ describe('readRunOrigin', () => {
     const broken = await mkdtemp(join(tmp, 'broken-'));
     await writeFile(join(broken, 'better_log.json'), '{not json');
     expect(await readRunOrigin(broken)).toBe('other');
+    expect(await readRunRecord(broken)).toEqual({ origin: 'other' });
+  });
+});
+
+describe('readRunRecord', () => {
+  const write = async (params: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    const dir = await mkdtemp(join(tmp, 'record-'));
+    await writeFile(
+      join(dir, 'better_log.json'),
+      JSON.stringify({ params, task: { jailbreak: true, injection: null }, steps: [], ...extra }),
+    );
+    return dir;
+  };
+
+  it('reads the facts a run records and its origin from one better_log.json', async () => {
+    const dir = await write(
+      {
+        model: 'o4-mini',
+        action_space: 'pyautogui',
+        observation_type: 'som',
+        osharm_prompts: { prompt_family: 'osharm' },
+      },
+      { observations: { observations: 0 } },
+    );
+    expect(await readRunRecord(dir)).toEqual({
+      origin: 'osharm',
+      facts: {
+        jailbreak: true,
+        observationType: 'som',
+        actionSpace: 'pyautogui',
+        model: 'o4-mini',
+        promptFamily: 'osharm',
+      },
+    });
+  });
+
+  it('leaves out a type that is not an observation type and marks a damaged prompt record', async () => {
+    const dir = await write({ observation_type: 'video', osharm_prompts: { prompt_family: 7 } });
+    const record = await readRunRecord(dir);
+    expect(record.origin).toBe('other');
+    expect(record.facts).toEqual({ jailbreak: true, promptFamily: 'unreadable' });
   });
 });
 

@@ -57,6 +57,10 @@ export async function writeTrajectory(
     jailbreak?: boolean;
     /** The run's end: a result.txt score (default 0), an `{"Error": …}` line, or neither. */
     end?: { score: number } | { error: string } | 'unfinished';
+    /** `params.observation_type`. @default `screenshot_a11y_tree` */
+    observationType?: string;
+    /** Write osharm's observation record (better_log.json `observations`): a run osharm wrote. */
+    osharm?: boolean;
   },
 ): Promise<void> {
   await mkdir(dir, { recursive: true });
@@ -114,7 +118,7 @@ export async function writeTrajectory(
         platform: 'ubuntu',
         model: 'o4-mini',
         action_space: 'pyautogui',
-        observation_type: 'screenshot_a11y_tree',
+        observation_type: options.observationType ?? 'screenshot_a11y_tree',
         max_steps: 15,
       },
       task: {
@@ -123,6 +127,15 @@ export async function writeTrajectory(
         instruction: options.instruction,
       },
       steps: logSteps,
+      ...(options.osharm && {
+        observations: {
+          observations: logSteps.length,
+          degraded_observations: 0,
+          truncated_a11y_trees: 0,
+          failed_a11y_trees: 0,
+          late_observations: 0,
+        },
+      }),
     }),
   );
 }

@@ -19,7 +19,6 @@ import {
   type BundledProvider,
   type RunFlags,
 } from '@osharm/runner';
-import { checkRunFlags, runEndpoints, runModelChecks } from '@osharm/runner/parts';
 import {
   ACTION_SPACES,
   JUDGE_TYPES,
@@ -340,27 +339,23 @@ async function runAction(
     stdout: text => rawIo.stdout(redact(text)),
     stderr: text => rawIo.stderr(redact(text)),
   };
-  // The checks that need no desktop run in this order, one message each: keys, flags, dataset
-  // (the runner repeats the first two; the dataset check is the CLI's, shared by its commands).
-  runEndpoints(flags, io.env);
-  // Retired models, refused sampling and computer tools stop here, before any desktop; an end of
-  // life within 60 days or a model not in the table prints its line now (the runner's `planned`
-  // event carries the same lines for library callers).
-  const modelChecks = runModelChecks(
-    flags,
-    { temperature: flags.temperature, topP: flags.topP },
-    io,
-  );
-  for (const notice of modelChecks.notices) io.stderr(`warning: ${notice}\n`);
-  checkRunFlags(flags, io, pathToVmSource);
-  await resolveDataset(
-    {
-      testConfigBaseDir: flags.testConfigBaseDir,
-      testAllMetaPath: [flags.testAllMetaPath],
-      domain: flags.domain,
-    },
-    io,
-  );
+  // The checks that need no desktop run once, in the runner, in this order, one message each:
+  // keys, models (retired models, refused sampling and computer tools stop there; an end of life
+  // within 60 days or a model not in the table prints its line at once), flags; then the dataset
+  // flags (the CLI's check, shared by its commands) in `afterChecks`.
+  const onModelNotices = (notices: readonly string[]) => {
+    for (const notice of notices) io.stderr(`warning: ${notice}\n`);
+  };
+  const afterChecks = async () => {
+    await resolveDataset(
+      {
+        testConfigBaseDir: flags.testConfigBaseDir,
+        testAllMetaPath: [flags.testAllMetaPath],
+        domain: flags.domain,
+      },
+      io,
+    );
+  };
   const {
     failOnError,
     geminiDisableSafetyPolicy: _disabled,
@@ -381,7 +376,7 @@ async function runAction(
         cwd: io.cwd,
         env: io.env,
       },
-      { onEvent: progress.onEvent, signal: interrupt.signal },
+      { onEvent: progress.onEvent, signal: interrupt.signal, onModelNotices, afterChecks },
     );
   } finally {
     interrupt.dispose();

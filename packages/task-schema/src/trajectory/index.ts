@@ -66,8 +66,8 @@ export type {
 } from './read-trajectory';
 export { BATCH_RESULTS_FILE, discoverTrajectories, SKIPPED_DIRS } from './discover-trajectories';
 export type { DiscoverOptions } from './discover-trajectories';
-export { readRunFacts, readRunOrigin, runFactsOf } from './run-facts';
-export type { RunFacts } from './run-facts';
+export { readRunFacts, readRunOrigin, readRunRecord, runFactsOf } from './run-facts';
+export type { RunFacts, RunRecord } from './run-facts';
 export {
   DESTROYED_BY_AGENT_KEY,
   isCountedRun,
