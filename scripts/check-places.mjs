@@ -64,5 +64,42 @@ for (const workspace of all) {
   }
   writeFileSync(path, lines.join('\n'));
 }
+// The layer graph of docs/architecture.md (the `flowchart BT` block), drawn from the same manifests.
+const short = name => name.replace('@osharm/', '');
+const node = workspace =>
+  workspace.group === 'apps' ? workspace.name : short(workspace.manifest.name);
+const graph = ['```mermaid', 'flowchart BT'];
+for (const workspace of [...all].sort(
+  (a, b) => a.group.localeCompare(b.group) || a.name.localeCompare(b.name),
+)) {
+  const imports = ours(workspace.manifest.dependencies).map(short).sort();
+  const optional = ours(workspace.manifest.peerDependencies)
+    .map(short)
+    .filter(name => !imports.includes(name))
+    .sort();
+  if (imports.length > 0) graph.push(`  ${node(workspace)} --> ${imports.join(' & ')}`);
+  if (optional.length > 0)
+    graph.push(`  ${node(workspace)} -. optional peer, lazy .-> ${optional.join(' & ')}`);
+}
+graph.push('```');
+const mapPath = join(root, 'docs', 'architecture.md');
+const mapText = readFileSync(mapPath, 'utf8');
+const start = mapText.indexOf('```mermaid\nflowchart BT');
+const end = mapText.indexOf('```', start + 3) + 3;
+if (start < 0) {
+  stale += 1;
+  console.error('check-places: docs/architecture.md has no `flowchart BT` layer graph');
+} else if (mapText.slice(start, end) !== graph.join('\n')) {
+  if (update)
+    writeFileSync(mapPath, mapText.slice(0, start) + graph.join('\n') + mapText.slice(end));
+  else {
+    stale += 1;
+    console.error(
+      'check-places: docs/architecture.md: the layer graph is stale (node scripts/check-places.mjs --update)',
+    );
+  }
+}
 if (stale > 0) process.exit(1);
-console.log(`check-places: ${all.length} READMEs say where their package sits`);
+console.log(
+  `check-places: ${all.length} READMEs say where their package sits; the layer graph matches the manifests`,
+);
