@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { socketOwners } from './guest-harm-net';
 
 // Which process sent a DNS query: the client's socket is found by its local port in the network
 // namespace's socket tables (/proc/net/udp, /proc/net/tcp and their IPv6 twins), then its owner by
@@ -48,36 +49,13 @@ export function lookupOwner(
 ): LookupOwner | undefined {
   const inode = socketInode(transport, localPort, serverPort);
   if (!inode) return undefined;
-  const link = `socket:[${inode}]`;
-  let pids: string[];
+  const pid = socketOwners(new Set([inode])).get(inode);
+  if (pid === undefined) return undefined;
+  let command = '';
   try {
-    pids = readdirSync('/proc').filter(name => /^\d+$/.test(name));
+    command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
   } catch {
-    return undefined;
+    // gone meanwhile: the pid still says who
   }
-  for (const pid of pids) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      let target: string;
-      try {
-        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        continue;
-      }
-      if (target !== link) continue;
-      let command = '';
-      try {
-        command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      } catch {
-        // gone meanwhile: the pid still says who
-      }
-      return { pid: Number(pid), command: command.slice(0, 300) };
-    }
-  }
-  return undefined;
+  return { pid, command: command.slice(0, 300) };
 }
