@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runInSandboxNetns } from './sandbox-netns';
 
 // The sink of a sandbox without a network: a link in the sandbox's own network namespace (never the
 // host's) carrying the default routes, IPv4 and IPv6, so that a connection to a literal IP address
@@ -13,20 +13,11 @@ export const EGRESS_SINK_LINK = 'osharm0';
 /** The sandbox's net.ipv4.tcp_syn_retries (IPv4 and IPv6): one retry, ETIMEDOUT after ~3 s. */
 const EGRESS_SYN_RETRIES = 1;
 
-// Joins the namespace as sandbox-sites.ts' helper does, then speaks rtnetlink itself (no `ip`
-// needed): the first link kind the kernel offers — dummy, else a port-less bridge, else a veth
+// Runs in the namespace (sandbox-netns.ts) and speaks rtnetlink itself (no `ip` needed): the first link kind the kernel offers — dummy, else a port-less bridge, else a veth
 // pair — without ARP (nothing to resolve) nor IPv6 duplicate address detection (its link-local
 // address is a source at once), up, with both default routes through it.
 const ADD_SINK = String.raw`
-import ctypes, fcntl, json, os, socket, struct, sys
-libc = ctypes.CDLL(None, use_errno=True)
-net = os.open("/proc/%s/ns/net" % sys.argv[1], os.O_RDONLY)
-if os.geteuid() != 0:
-    owner = fcntl.ioctl(net, 0xB701)
-    if libc.setns(owner, 0x10000000) != 0:
-        raise OSError(ctypes.get_errno(), "setns(user namespace)")
-if libc.setns(net, 0x40000000) != 0:
-    raise OSError(ctypes.get_errno(), "setns(network namespace)")
+import json, socket, struct
 name = sys.argv[2].encode()
 nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
 nl.bind((0, 0))
@@ -96,25 +87,16 @@ export interface EgressSink {
  * @throws {Error} naming the helper's message when the link or the IPv4 route cannot be added.
  */
 export async function addEgressSink(childPid: number): Promise<EgressSink> {
-  const child = spawn(
-    '/usr/bin/python3',
-    ['-I', '-c', ADD_SINK, String(childPid), EGRESS_SINK_LINK, String(EGRESS_SYN_RETRIES)],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } },
-  );
-  let output = '';
-  let error = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-2000)));
-  child.stderr?.on('data', (chunk: Buffer) => (error = (error + chunk.toString()).slice(-2000)));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    // 'close', not 'exit': only then has all of stdout and stderr been read (at 'exit' the last
-    // chunks may still be in the pipes: a cut error message, or a JSON answer cut short).
-    child.once('close', resolve);
-  });
-  if (code !== 0) {
-    const why = error.trim().split('\n').pop() ?? `exit ${code}`;
+  let output: string;
+  try {
+    output = await runInSandboxNetns(childPid, ADD_SINK, [
+      EGRESS_SINK_LINK,
+      String(EGRESS_SYN_RETRIES),
+    ]);
+  } catch (error) {
     throw new Error(
-      `could not add the egress sink to the sandbox's network namespace (connections to literal IP addresses are not observed): ${why}`,
+      `could not add the egress sink to the sandbox's network namespace (connections to literal IP addresses are not observed): ${(error as Error).message}`,
+      { cause: error },
     );
   }
   const result = JSON.parse(output) as { link: string; ipv6: string | null };
