@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ConnectionWatch } from '../src/guest-harm-net.ts';
 import { ProcessWatch } from '../src/guest-harm-procs.ts';
-import { addEgressSink } from '../src/sandbox-egress.ts';
+import { addEgressSink } from '../dist/index.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter(argument => argument !== '--'),
