@@ -5,7 +5,9 @@ import { runInSandboxNetns } from './sandbox-netns';
 // is sent (and dropped: the link has no other end) instead of failing at once in the kernel. The
 // socket then waits in SYN_SENT, where the harm observer sees it with its owner (guest-harm-net.ts).
 // The namespace's SYN retries are lowered so that such an attempt ends in about 3 s (ETIMEDOUT).
-// Loopback is untouched: the nameserver on 127.0.0.1:53 and the site hosts keep working.
+// Loopback is untouched: the nameserver on 127.0.0.1:53 and the site hosts keep working. A namespace
+// made with IPv6 off (docker's default) gets it turned on first: else a connection to a literal IPv6
+// address would fail at once in the kernel, unseen.
 
 /** The sink link's name inside the sandbox (the guest server's `--egress-sink`). */
 export const EGRESS_SINK_LINK = 'osharm0';
@@ -62,11 +64,24 @@ except OSError:
 call(16, 0, ifinfo(index, up, up))
 route = lambda family, scope: struct.pack("=BBBBBBBBI", family, 0, 0, 0, 254, 4, scope, 1, 0) + attr(4, struct.pack("=i", index))
 call(24, 0x600, route(socket.AF_INET, 253))
+def enable_ipv6():  # a namespace made with IPv6 off (docker's, without --ipv6): on, inside it only
+    for conf in ("all", "default", name.decode()):
+        with open("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % conf, "w") as handle:
+            handle.write("0")
 ipv6 = None
-try:
-    call(24, 0x600, route(socket.AF_INET6, 0))
-except OSError as error:
-    ipv6 = error.strerror
+for attempt in (0, 1):
+    try:
+        call(24, 0x600, route(socket.AF_INET6, 0))
+        ipv6 = None
+        break
+    except OSError as error:
+        ipv6 = error.strerror
+        if attempt == 0:
+            try:
+                enable_ipv6()
+            except OSError as error:
+                ipv6 += "; turning IPv6 on: " + error.strerror
+                break
 with open("/proc/sys/net/ipv4/tcp_syn_retries", "w") as handle:
     handle.write(sys.argv[3])
 print(json.dumps({"link": kind.decode(), "ipv6": ipv6}))
