@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { redactSecrets } from './secrets';
@@ -12,6 +22,22 @@ import { UnsafeFileError } from './trajectory-file';
  */
 export async function ensureDirInside(root: string, relativeDir: string): Promise<string> {
   const base = resolve(root);
+  const current = walkDirInside(base, relativeDir);
+  // A component swapped for a symlink meanwhile would show here.
+  // (synchronous: local metadata, cheaper than a thread-pool round trip; see trajectory-file.ts)
+  const real = realpathSync.native(current);
+  const realBase = realpathSync.native(base);
+  if (real !== join(realBase, relative(base, current)))
+    throw new UnsafeFileError({
+      file: current,
+      reason: 'outside',
+      message: `resolves to ${real}, outside the trajectory dir`,
+    });
+  return current;
+}
+
+/** ensureDirInside's walk: each component lstat'ed (created when missing), no final resolve. */
+function walkDirInside(base: string, relativeDir: string): string {
   const rel = normalize(relativeDir);
   if (isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`) || rel.includes('\0'))
     throw new UnsafeFileError({
@@ -47,16 +73,6 @@ export async function ensureDirInside(root: string, relativeDir: string): Promis
         message: 'is not a directory: refusing to write there',
       });
   }
-  // A component swapped for a symlink meanwhile would show here.
-  // (synchronous: local metadata, cheaper than a thread-pool round trip; see trajectory-file.ts)
-  const real = realpathSync.native(current);
-  const realBase = realpathSync.native(base);
-  if (real !== join(realBase, relative(base, current)))
-    throw new UnsafeFileError({
-      file: current,
-      reason: 'outside',
-      message: `resolves to ${real}, outside the trajectory dir`,
-    });
   return current;
 }
 
@@ -82,17 +98,103 @@ export async function writeArtifact(
       reason: 'outside',
       message: 'is not a file name',
     });
-  const dir = await ensureDirInside(root, parts.join(sep) || '.');
-  const path = join(dir, name);
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  // The write is synchronous (a small local file; see trajectory-file.ts on the thread pool's cost);
-  // the rename is not: replacing a file can wait on the disk (ext4 flushes the new data first).
+  const base = resolve(root);
+  const relativeDir = parts.join(sep) || '.';
+  const content = redactSecrets(text);
+  // A remembered dir or real root is tried first; when the temp file's real path shows it stale
+  // (a dir re-pointed since), everything is checked once more from scratch.
+  for (const trusting of [true, false]) {
+    const key = `${base}\0${relativeDir}`;
+    if (!trusting) {
+      verifiedDirs.delete(key);
+      realRoots.delete(base);
+    }
+    const dir = verifiedDirs.has(key) ? join(base, relativeDir) : walkDirInside(base, relativeDir);
+    let realBase = realRoots.get(base);
+    if (realBase === undefined) {
+      realBase = realpathSync.native(base);
+      remember(realRoots, base, realBase);
+    }
+    const path = join(dir, name);
+    let temporary: string | undefined;
+    try {
+      temporary = writeTemporary(path, content, join(realBase, relative(base, path)));
+    } catch (error) {
+      // A remembered dir removed since: check (and create) it again.
+      if (trusting && (error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    if (temporary === undefined) {
+      if (trusting) continue;
+      throw new UnsafeFileError({
+        file: dir,
+        reason: 'outside',
+        message: 'resolves outside the trajectory dir (a directory on the way was replaced)',
+      });
+    }
+    try {
+      // Through the pool: a rename over an existing file can wait on the disk (ext4 flushes first).
+      await rename(temporary, path);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw error;
+    }
+    remember(verifiedDirs, key, true);
+    return path;
+  }
+  throw new Error('unreachable');
+}
+
+// What writeArtifact checked before in this process: each root's real path and the dirs whose
+// every component was found a real directory (a judge writes 2-3 artifacts per trajectory, dirs
+// ~10 components deep: resolving them each time was ~40 readlink calls per trajectory). Trusting
+// them is safe: each temp file's real path is read back from its descriptor and must be where the
+// checked dirs put it; if not, it is removed and everything is checked again.
+const realRoots = new Map<string, string>();
+const verifiedDirs = new Map<string, true>();
+const KEPT = 4096;
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
+  if (map.size >= KEPT) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
+const CREATE_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * Creates `path`'s temp file (`O_EXCL`, never through a symlink) and writes `text` synchronously
+ * (a small local file: cheaper than a thread-pool round trip; see trajectory-file.ts). The temp
+ * file's real path, read from its descriptor, must be `expectedReal`'s temp file: if not, it is
+ * removed and `undefined` returned.
+ */
+function writeTemporary(path: string, text: string, expectedReal: string): string | undefined {
+  const suffix = `.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temporary = `${path}${suffix}`;
+  const fd = openSync(temporary, CREATE_FLAGS, 0o644);
   try {
-    writeFileSync(temporary, redactSecrets(text), { flag: 'wx' });
-    await rename(temporary, path);
+    let real: string;
+    try {
+      real = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      real = realpathSync.native(temporary); // no /proc
+    }
+    if (real !== `${expectedReal}${suffix}`) {
+      closeSync(fd);
+      rmSync(temporary, { force: true });
+      return undefined;
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    closeSync(fd);
   } catch (error) {
+    try {
+      closeSync(fd);
+    } catch {
+      // closed already
+    }
     rmSync(temporary, { force: true });
     throw error;
   }
-  return path;
+  return temporary;
 }

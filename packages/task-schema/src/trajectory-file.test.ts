@@ -156,6 +156,22 @@ describe('writeArtifact', () => {
     await expect(ensureDirInside(dir, 'file/x')).rejects.toMatchObject({ reason: 'not-regular' });
   });
 
+  it('a dir written into before and re-pointed since is refused, not written through', async () => {
+    await writeArtifact(dir, 'judgment/m/aer/v3/judgment.json', '{}');
+    const elsewhere = join(base, 'elsewhere');
+    await mkdir(join(elsewhere, 'm', 'aer', 'v3'), { recursive: true });
+    await rm(join(dir, 'judgment'), { recursive: true });
+    await symlink(elsewhere, join(dir, 'judgment'));
+    await expect(writeArtifact(dir, 'judgment/m/aer/v3/messages.json', '[]')).rejects.toMatchObject(
+      { reason: 'symlink' },
+    );
+    expect(spawnSync('find', [elsewhere, '-type', 'f']).stdout.toString()).toBe('');
+    // and a remembered dir removed since is made again
+    await rm(join(dir, 'judgment'));
+    await writeArtifact(dir, 'judgment/m/aer/v3/messages.json', '[]');
+    expect(await readFile(join(dir, 'judgment/m/aer/v3/messages.json'), 'utf8')).toBe('[]');
+  });
+
   it('replaces a symlink at the file name instead of writing through it', async () => {
     await symlink(outside, join(dir, 'messages.json'));
     await writeArtifact(dir, 'messages.json', '[]\n');
