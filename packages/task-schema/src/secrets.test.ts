@@ -17,6 +17,17 @@ describe('redactSecrets', () => {
     expect(redactSecrets('home is /root/home', env)).toBe('home is /root/home');
   });
 
+  it('sees a key set in the env after an earlier call, and one changed since', () => {
+    const env: Record<string, string> = { HOME: '/root' };
+    expect(redactSecrets('value later-set-key-000111', env)).toBe('value later-set-key-000111');
+    env.LATER_API_KEY = 'later-set-key-000111';
+    expect(redactSecrets('value later-set-key-000111', env)).toBe('value [REDACTED]');
+    env.LATER_API_KEY = 'changed-key-222333444';
+    expect(redactSecrets('old later-set-key-000111 new changed-key-222333444', env)).toBe(
+      'old later-set-key-000111 new [REDACTED]',
+    );
+  });
+
   it('removes common key shapes and registered keys without an env', () => {
     expect(redactSecrets('key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv and more', {})).toBe(
       'key [REDACTED] and more',

@@ -34,13 +34,26 @@ export function registerSecret(value: string | undefined | null): void {
 }
 
 /** The secret values known now: registered ones plus those of the env's key variables. */
-function secretValues(env: Readonly<Record<string, string | undefined>>): string[] {
-  const values = new Set(registered);
-  for (const [name, value] of Object.entries(env))
-    if (value && value.length >= MIN_SECRET_LENGTH && SECRET_ENV_NAME.test(name)) values.add(value);
-  // Longest first, so a key that contains another is replaced whole.
-  return [...values].sort((left, right) => right.length - left.length);
+function secretValues(env: Readonly<Record<string, string | undefined>>): readonly string[] {
+  // Read afresh on every call (a key set in the env later is redacted too), but only the names:
+  // the values of the few key variables are read, and the sorted list is reused while they and the
+  // registered keys are unchanged (this runs for every artifact written).
+  const current: string[] = [...registered];
+  for (const name of Object.keys(env))
+    if (SECRET_ENV_NAME.test(name)) {
+      const value = env[name];
+      if (value && value.length >= MIN_SECRET_LENGTH) current.push(value);
+    }
+  const key = current.join('\0');
+  if (key !== lastKey) {
+    lastKey = key;
+    // Longest first, so a key that contains another is replaced whole.
+    lastValues = [...new Set(current)].sort((left, right) => right.length - left.length);
+  }
+  return lastValues;
 }
+let lastKey: string | undefined;
+let lastValues: readonly string[] = [];
 
 /**
  * Replaces API keys in `text` with `[REDACTED]`: the values of key env variables
