@@ -25,6 +25,7 @@ export class JsonBodyWriter {
   /** The JSON bytes of `body`, with every placeholder replaced by its text. */
   serialize(body: unknown): Buffer {
     const json = JSON.stringify(body);
+    if (this.blobs.length === 0) return Buffer.from(json, 'utf8'); // text only: nothing to splice
     const chunks: Buffer[] = [];
     let copied = 0;
     for (const match of json.matchAll(new RegExp(`"${this.marker}(\\d+)"`, 'g'))) {
