@@ -12,6 +12,8 @@ export XDG_RUNTIME_DIR=/run/user/1000 DISPLAY=:0
 export GTK_MODULES=gail:atk-bridge SAL_USE_VCLPLUGIN=gtk3 QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1
 unset NO_AT_BRIDGE
 mkdir -p -m 700 "$XDG_RUNTIME_DIR/osharm" /run/osharm
+# Start-up phases, one "name epoch-seconds" line each (bench/shell-bench.ts prints them).
+echo "sandbox $EPOCHREALTIME" >>/run/osharm/start-phases
 # The append-only records (src/guest-record-log.ts): the writers' socket in a directory the agent's
 # namespace sees read-only, the files in one it does not see.
 mkdir -p -m 755 /run/osharm-log
@@ -65,6 +67,8 @@ if ! read -r -t 20 _ <"$fifo"; then
   cat "$XDG_RUNTIME_DIR/osharm/xvfb.log" >&2
   exit 1
 fi
+echo "xvfb $EPOCHREALTIME" >>/run/osharm/start-phases
 wait "$site_tls"
+echo "site-tls $EPOCHREALTIME" >>/run/osharm/start-phases
 # The guest server's side goes on there (its session D-Bus is the agent's: agent-session.sh).
 exec /bin/bash "$OSHARM_GUEST/guest/sandbox-session.sh"

@@ -65,6 +65,7 @@ osharm_start_gnome_shell() {
     OSHARM_SHELL_FALLBACK="its settings could not be written: $(tail -n 2 "$log" | tr '\n' ' ')"
     return 1
   fi
+  echo "shell-settings $EPOCHREALTIME" >>/run/osharm/start-phases
   # The shell aborts without a system bus (its power and login proxies): wait for the sandbox's.
   while [ ! -S /run/dbus/system_bus_socket ] && [ "$ticks" -lt 400 ]; do
     sleep 0.05
@@ -74,6 +75,7 @@ osharm_start_gnome_shell() {
   # Its own process group: a shell given up on goes with what it started (input method, desktop icons).
   setsid env -u GTK_MODULES LIBGL_ALWAYS_SOFTWARE=1 "${OSHARM_GNOME_SHELL:-gnome-shell}" --x11 --sm-disable >>"$log" 2>&1 &
   pid=$!
+  echo "gnome-shell-spawn $EPOCHREALTIME" >>/run/osharm/start-phases
   while [ ! -f "$ready" ]; do
     if ! kill -0 "$pid" 2>/dev/null; then
       wait "$pid"
@@ -88,6 +90,8 @@ osharm_start_gnome_shell() {
     fi
     sleep 0.05
   done
+  cat "$osharm_shell_state/shell-phases" >>/run/osharm/start-phases 2>/dev/null
+  echo "shell-ready-seen $EPOCHREALTIME" >>/run/osharm/start-phases
 }
 
 osharm_shell_started=$(date +%s%3N)
