@@ -14,8 +14,13 @@ export interface DesktopCapacity {
   readonly cores: number;
   /** Memory available for new work (MemAvailable), in MiB. */
   readonly availableMemoryMb: number;
-  /** Desktops that fit in the available memory at {@link DESKTOP_MEMORY_BUDGET_MB} each. */
+  /**
+   * Environments that fit in the available memory at {@link DESKTOP_MEMORY_BUDGET_MB} per desktop
+   * (two per environment with the local provider's warm spare).
+   */
   readonly memorySlots: number;
+  /** Memory one environment is planned at: one desktop, or two with the warm spare. */
+  readonly memoryPerEnvMb: number;
 }
 
 /** MemAvailable from /proc/meminfo (free memory plus reclaimable cache), else os.freemem(). */
@@ -32,22 +37,30 @@ export function availableMemoryMb(meminfo?: string): number {
   return match ? Math.floor(Number(match[1]) / 1024) : Math.floor(freemem() / 1024 / 1024);
 }
 
-/** The machine's capacity for local desktops (inputs overridable for tests). */
+/**
+ * The machine's capacity for local desktops (inputs overridable for tests). `warmSpare` (as the
+ * local provider's setting, default true) plans each environment at two desktops: the one a run
+ * uses and the spare started ahead for the next.
+ */
 export function localDesktopCapacity(
   machine: {
     readonly cores?: number;
     readonly availableMemoryMb?: number;
     readonly budgetMb?: number;
+    readonly warmSpare?: boolean;
   } = {},
 ): DesktopCapacity {
   const cores = Math.max(1, machine.cores ?? availableParallelism());
   const memory = Math.max(0, machine.availableMemoryMb ?? availableMemoryMb());
-  const memorySlots = Math.floor(memory / (machine.budgetMb ?? DESKTOP_MEMORY_BUDGET_MB));
+  const memoryPerEnvMb =
+    (machine.budgetMb ?? DESKTOP_MEMORY_BUDGET_MB) * (machine.warmSpare === false ? 1 : 2);
+  const memorySlots = Math.floor(memory / memoryPerEnvMb);
   return {
     suggested: Math.max(1, Math.min(cores, memorySlots)),
     cores,
     availableMemoryMb: memory,
     memorySlots,
+    memoryPerEnvMb,
   };
 }
 
@@ -60,7 +73,10 @@ export function capacityWarning(requested: number, capacity: DesktopCapacity): s
   const problems: string[] = [];
   if (requested > capacity.memorySlots) {
     problems.push(
-      `${capacity.availableMemoryMb} MiB available holds ${capacity.memorySlots} at ${DESKTOP_MEMORY_BUDGET_MB} MiB each`,
+      `${capacity.availableMemoryMb} MiB available holds ${capacity.memorySlots} at ${capacity.memoryPerEnvMb} MiB each` +
+        (capacity.memoryPerEnvMb > DESKTOP_MEMORY_BUDGET_MB
+          ? ' (a desktop and its warm spare)'
+          : ''),
     );
   }
   if (requested > capacity.cores * 2) {
