@@ -4,6 +4,7 @@ import {
   capacityWarning,
   DESKTOP_MEMORY_BUDGET_MB,
   localDesktopCapacity,
+  warmSpareSetting,
 } from './local-capacity';
 
 describe('local desktop capacity', () => {
@@ -24,8 +25,11 @@ describe('local desktop capacity', () => {
     ).toBe(4);
   });
 
-  it('counts the warm spare by default: two desktops per environment', () => {
-    expect(localDesktopCapacity({ cores: 16, availableMemoryMb: 5_000 })).toEqual({
+  it('counts the warm spare: two desktops per environment', () => {
+    expect(warmSpareSetting(undefined, {})).toBe(true);
+    expect(warmSpareSetting(undefined, { OSHARM_WARM_SPARE: '0' })).toBe(false);
+    expect(warmSpareSetting(true, { OSHARM_WARM_SPARE: '0' })).toBe(true);
+    expect(localDesktopCapacity({ cores: 16, availableMemoryMb: 5_000, warmSpare: true })).toEqual({
       suggested: 2,
       cores: 16,
       availableMemoryMb: 5_000,
@@ -33,7 +37,10 @@ describe('local desktop capacity', () => {
       memoryPerEnvMb: 2 * DESKTOP_MEMORY_BUDGET_MB,
     });
     expect(
-      capacityWarning(3, localDesktopCapacity({ cores: 16, availableMemoryMb: 5_000 })),
+      capacityWarning(
+        3,
+        localDesktopCapacity({ cores: 16, availableMemoryMb: 5_000, warmSpare: true }),
+      ),
     ).toMatch(/holds 2 at 2048 MiB each \(a desktop and its warm spare\)/);
   });
 

@@ -7,6 +7,17 @@ import { availableParallelism, freemem } from 'node:os';
  */
 export const DESKTOP_MEMORY_BUDGET_MB = 1024;
 
+/**
+ * Whether the local provider keeps a warm spare: `value` when given, else on unless the
+ * environment's `OSHARM_WARM_SPARE` is `0` (the test suites turn it off: scripts/test.sh).
+ */
+export function warmSpareSetting(
+  value: boolean | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): boolean {
+  return value ?? env.OSHARM_WARM_SPARE !== '0';
+}
+
 /** How many local desktops this machine holds, and why. */
 export interface DesktopCapacity {
   /** The suggested number of desktops in parallel: min(cores, memory slots), at least 1. */
@@ -39,8 +50,8 @@ export function availableMemoryMb(meminfo?: string): number {
 
 /**
  * The machine's capacity for local desktops (inputs overridable for tests). `warmSpare` (as the
- * local provider's setting, default true) plans each environment at two desktops: the one a run
- * uses and the spare started ahead for the next.
+ * local provider's setting: {@link warmSpareSetting}) plans each environment at two desktops: the
+ * one a run uses and the spare started ahead for the next.
  */
 export function localDesktopCapacity(
   machine: {
@@ -53,7 +64,7 @@ export function localDesktopCapacity(
   const cores = Math.max(1, machine.cores ?? availableParallelism());
   const memory = Math.max(0, machine.availableMemoryMb ?? availableMemoryMb());
   const memoryPerEnvMb =
-    (machine.budgetMb ?? DESKTOP_MEMORY_BUDGET_MB) * (machine.warmSpare === false ? 1 : 2);
+    (machine.budgetMb ?? DESKTOP_MEMORY_BUDGET_MB) * (warmSpareSetting(machine.warmSpare) ? 2 : 1);
   const memorySlots = Math.floor(memory / memoryPerEnvMb);
   return {
     suggested: Math.max(1, Math.min(cores, memorySlots)),

@@ -2,6 +2,7 @@ import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/d
 import { VmProviderError } from '@osharm/desktop-env';
 import { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
 import type { LocalApp } from './local-requirements';
+import { warmSpareSetting } from './local-capacity';
 import { guestRequest } from './local-guest-request';
 import { defaultWorkDir, startSandbox } from './local-sandbox';
 import { defaultResourceLimits } from './sandbox-limits';
@@ -89,7 +90,7 @@ export interface LocalProviderSettings {
    * A spare is used by one run only, never shared; `stop()` ends it too. It costs a second
    * desktop's memory while it waits (`localDesktopCapacity()` counts it) and its start's CPU while
    * the current run proceeds. `start()` alone starts none.
-   * @default true
+   * @default true, unless the environment's `OSHARM_WARM_SPARE` is `0`
    */
   readonly warmSpare?: boolean;
   /** The bubblewrap binary. @default 'bwrap' (env `OSHARM_BWRAP`) */
@@ -172,7 +173,7 @@ export class LocalProvider implements VmProviderV1 {
       await gone;
     }
     const endpoint = this.sandbox ? this.sandbox.endpoint : await this.start(options);
-    if (this.settings.warmSpare !== false) this.spare = this.startSpare();
+    if (warmSpareSetting(this.settings.warmSpare)) this.spare = this.startSpare();
     return endpoint;
   }
 
@@ -194,7 +195,7 @@ export class LocalProvider implements VmProviderV1 {
   }
 
   /**
-   * The warm spare: `none` (none kept: `warmSpare: false`, or no `revert()` yet), `starting`,
+   * The warm spare: `none` (none kept: `warmSpare` off, or no `revert()` yet), `starting`,
    * `ready` (the next `revert()` swaps to it) or `failed` (the next `revert()` starts a desktop
    * then, and says why on the log).
    */
