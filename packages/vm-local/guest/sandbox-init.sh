@@ -61,6 +61,14 @@ fi
 . "$OSHARM_GUEST/guest/site-tls.sh"
 osharm_site_tls &
 site_tls=$!
+# GNOME Shell's settings (its dconf database, the dock's desktop entries) meanwhile too.
+shell_settings=""
+if [ "$OSHARM_DESKTOP_SHELL" = gnome-shell ]; then
+  # shellcheck source=shell/start-shell.sh
+  OSHARM_SHELL_SETTINGS_ONLY=1 . "$OSHARM_GUEST/guest/shell/start-shell.sh"
+  osharm_gnome_shell_settings_now &
+  shell_settings=$!
+fi
 
 if ! read -r -t 20 _ <"$fifo"; then
   echo "osharm: Xvfb did not start:" >&2
@@ -69,6 +77,7 @@ if ! read -r -t 20 _ <"$fifo"; then
 fi
 echo "xvfb $EPOCHREALTIME" >>/run/osharm/start-phases
 wait "$site_tls"
+[ -z "$shell_settings" ] || wait "$shell_settings"
 echo "site-tls $EPOCHREALTIME" >>/run/osharm/start-phases
 # The guest server's side goes on there (its session D-Bus is the agent's: agent-session.sh).
 exec /bin/bash "$OSHARM_GUEST/guest/sandbox-session.sh"
