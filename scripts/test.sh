@@ -14,6 +14,9 @@ fi
 # by the hundred. GNOME Shell's own suite (vm-local gnome-shell.test.ts) asks for it explicitly; the
 # fidelity e2e (tasks-check.e2e.test.ts) accepts openbox as a run's only reason to be unfaithful.
 export OSHARM_DESKTOP_SHELL="${OSHARM_DESKTOP_SHELL:-openbox}"
+# Nor does a local provider keep a warm spare (a second desktop started after each revert: the run
+# path's default); the suites that test the spare ask for it (vm-local local-provider.test.ts).
+export OSHARM_WARM_SPARE="${OSHARM_WARM_SPARE:-0}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 # One package at a time: several suites drive real sandboxed desktops, and on 2 cores running them

@@ -1,6 +1,7 @@
 // The desktop's two shells side by side in one run (GNOME Shell as upstream's VM, openbox the lighter
-// fallback): start → first screenshot, revert, screenshot, accessibility walk of the idle desktop, idle
-// CPU and memory per desktop, and N desktops at once (failed starts, degraded observations). Run:
+// fallback): cold start → first screenshot (and where it goes, phase by phase), cold revert, revert
+// as a run sees it with the warm spare, screenshot, accessibility walk of the idle desktop, idle CPU
+// and memory per desktop, and N desktops at once (failed starts, degraded observations). Run:
 // pnpm --filter @osharm/vm-local bench:shell [-- --runs 3 --parallel 4]
 // (builds first; needs the Debian packages of docs/packages/vm-local.md). Prints one table and the load.
 import { loadavg } from 'node:os';
@@ -80,7 +81,31 @@ async function idle(endpoint: GuestEndpoint): Promise<{ cpu: number; pssMb: numb
   return { cpu: (b! - a!) / hz! / 10, pssMb: pss! / 1024 };
 }
 
+/** The desktop's start-up phases (guest: /run/osharm/start-phases), in ms after `since`. */
+async function phases(endpoint: GuestEndpoint, since: number): Promise<Map<string, number>> {
+  const response = await guestRequest(endpoint, '/file', {
+    method: 'POST',
+    body: {
+      data: 'file_path=/run/osharm/start-phases',
+      contentType: 'application/x-www-form-urlencoded',
+    },
+    timeoutMs: 10_000,
+  });
+  const marks = new Map<string, number>();
+  if (response.status !== 200) return marks;
+  for (const line of response.body.toString().split('\n')) {
+    const [name, seconds] = line.trim().split(' ');
+    if (name && Number.isFinite(Number(seconds))) marks.set(name, Number(seconds) * 1000 - since);
+  }
+  return marks;
+}
+
 interface Figures {
+  phases: Map<string, number>[];
+  warmRevert: number[];
+  spareReady: number[];
+  earlyRevert: number[];
+  coldRevert: number[];
   start: number[];
   revert: number[];
   screenshot: number[];
@@ -97,21 +122,30 @@ interface Figures {
 const figures = Object.fromEntries(
   shells.map(shell => [
     shell,
-    { start: [], revert: [], screenshot: [], walk: [], nodes: [], cpu: [], pss: [], fallbacks: [] },
+    {
+      ...{ phases: [], warmRevert: [], spareReady: [], earlyRevert: [], coldRevert: [] },
+      ...{ start: [], revert: [], screenshot: [], walk: [], nodes: [], cpu: [], pss: [] },
+      fallbacks: [],
+    },
   ]),
 ) as unknown as Record<Shell, Figures>;
 const load: number[] = [];
 
+/** Cold figures: no warm spare (every start and revert pays the whole start). */
 async function oneDesktop(shell: Shell): Promise<void> {
-  const provider = createLocalProvider({ shell, startTimeoutMs: 300_000 });
+  const provider = createLocalProvider({ shell, startTimeoutMs: 300_000, warmSpare: false });
   const f = figures[shell];
   try {
+    const since = Date.now();
     const [endpoint, started] = await timed(async () => {
       const answered = await provider.start();
       await screenshot(answered);
       return answered;
     });
     f.start.push(started);
+    const marks = await phases(endpoint, since);
+    marks.set('host: answered + first screenshot', started);
+    f.phases.push(marks);
     const fallback = provider.desktopShell()?.fallback;
     if (fallback) f.fallbacks.push(fallback);
     for (let i = 0; i < 5; i++) f.screenshot.push((await timed(() => screenshot(endpoint)))[1]);
@@ -129,9 +163,39 @@ async function oneDesktop(shell: Shell): Promise<void> {
   }
 }
 
+/** Until the provider's warm spare is ready (or failed); ms waited. */
+async function spareReady(provider: ReturnType<typeof createLocalProvider>): Promise<number> {
+  const started = performance.now();
+  while (provider.spareStatus() === 'starting') await new Promise(done => setTimeout(done, 50));
+  if (provider.spareStatus() !== 'ready') throw new Error('the warm spare failed to start');
+  return performance.now() - started;
+}
+
+/**
+ * A run's path with the warm spare (the provider's default): the first revert (a run's first
+ * reset: cold, the spare starts after it), a revert once the spare is ready (a run at least that
+ * long), and a revert right after the previous one (the spare still starting).
+ */
+async function warmPath(shell: Shell): Promise<void> {
+  const provider = createLocalProvider({ shell, startTimeoutMs: 300_000 });
+  const f = figures[shell];
+  const revert = () =>
+    timed(async () => {
+      await screenshot(await provider.revert());
+    });
+  try {
+    f.coldRevert.push((await revert())[1]);
+    f.spareReady.push(await spareReady(provider));
+    f.warmRevert.push((await revert())[1]);
+    f.earlyRevert.push((await revert())[1]);
+  } finally {
+    await provider.stop();
+  }
+}
+
 async function manyDesktops(shell: Shell): Promise<void> {
   const providers = Array.from({ length: parallel }, () =>
-    createLocalProvider({ shell, startTimeoutMs: 300_000 }),
+    createLocalProvider({ shell, startTimeoutMs: 300_000, warmSpare: false }),
   );
   const f = figures[shell];
   try {
@@ -159,6 +223,8 @@ for (let run = 0; run < runs; run++) {
   for (const shell of shells) {
     load.push(loadavg()[0]!);
     await oneDesktop(shell);
+    load.push(loadavg()[0]!);
+    await warmPath(shell);
   }
 }
 for (const shell of shells) {
@@ -171,8 +237,12 @@ const row = (label: string, cell: (f: Figures) => string) =>
   `| ${label} | ${shells.map(shell => cell(figures[shell])).join(' | ')} |`;
 console.log(`| median of ${runs} run(s) | ${shells.join(' | ')} |`);
 console.log(`| --- | ${shells.map(() => '---').join(' | ')} |`);
-console.log(row('start → first screenshot', f => ms(median(f.start))));
-console.log(row('revert → answering', f => ms(median(f.revert))));
+console.log(row('cold: start → first screenshot', f => ms(median(f.start))));
+console.log(row('cold: revert → answering', f => ms(median(f.revert))));
+console.log(row('warm spare: first revert → screenshot (cold)', f => ms(median(f.coldRevert))));
+console.log(row('warm spare: the spare ready after', f => ms(median(f.spareReady))));
+console.log(row('warm spare: revert → screenshot, spare ready', f => ms(median(f.warmRevert))));
+console.log(row('warm spare: revert → screenshot, spare starting', f => ms(median(f.earlyRevert))));
 console.log(row('screenshot', f => ms(median(f.screenshot))));
 console.log(
   row('accessibility walk, idle desktop', f => `${ms(median(f.walk))} (${median(f.nodes)} nodes)`),
@@ -191,6 +261,20 @@ console.log(
   `load average (1 min) during the run: ${load.map(value => value.toFixed(1)).join(', ')} on ` +
     `${(await import('node:os')).cpus().length} cores`,
 );
+// Where a cold start goes: each phase's median time after the host's start() call.
+const phaseNames = [
+  ...new Set(shells.flatMap(shell => figures[shell].phases.flatMap(m => [...m.keys()]))),
+];
+const phaseAt = (f: Figures, name: string) =>
+  median(f.phases.flatMap(marks => (marks.has(name) ? [marks.get(name)!] : [])));
+const order = (name: string) => {
+  const gnome = phaseAt(figures['gnome-shell'], name);
+  return Number.isFinite(gnome) ? gnome : phaseAt(figures.openbox, name);
+};
+phaseNames.sort((a, b) => order(a) - order(b));
+console.log(`\n| cold start phase (median ms after start()) | ${shells.join(' | ')} |`);
+console.log(`| --- | ${shells.map(() => '---').join(' | ')} |`);
+for (const name of phaseNames) console.log(row(name, f => ms(phaseAt(f, name))));
 for (const shell of shells)
   for (const reason of new Set(figures[shell].fallbacks))
     console.log(`${shell} fallback: ${reason}`);

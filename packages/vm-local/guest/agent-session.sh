@@ -12,7 +12,9 @@ for _ in $(seq 100); do
   [ -S "${DBUS_SESSION_BUS_ADDRESS#unix:path=}" ] && break
   sleep 0.05
 done
+echo "session-bus $EPOCHREALTIME" >>/run/osharm/start-phases
 gsettings set org.gnome.desktop.interface toolkit-accessibility true
+echo "a11y-setting $EPOCHREALTIME" >>/run/osharm/start-phases
 echo ready >&6
 exec 6>&-
 # The shell waits for the sandbox's system bus (the server's side starts it once this namespace is

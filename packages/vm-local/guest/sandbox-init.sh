@@ -12,6 +12,8 @@ export XDG_RUNTIME_DIR=/run/user/1000 DISPLAY=:0
 export GTK_MODULES=gail:atk-bridge SAL_USE_VCLPLUGIN=gtk3 QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1
 unset NO_AT_BRIDGE
 mkdir -p -m 700 "$XDG_RUNTIME_DIR/osharm" /run/osharm
+# Start-up phases, one "name epoch-seconds" line each (bench/shell-bench.ts prints them).
+echo "sandbox $EPOCHREALTIME" >>/run/osharm/start-phases
 # The append-only records (src/guest-record-log.ts): the writers' socket in a directory the agent's
 # namespace sees read-only, the files in one it does not see.
 mkdir -p -m 755 /run/osharm-log
@@ -59,12 +61,23 @@ fi
 . "$OSHARM_GUEST/guest/site-tls.sh"
 osharm_site_tls &
 site_tls=$!
+# GNOME Shell's settings (its dconf database, the dock's desktop entries) meanwhile too.
+shell_settings=""
+if [ "$OSHARM_DESKTOP_SHELL" = gnome-shell ]; then
+  # shellcheck source=shell/start-shell.sh
+  OSHARM_SHELL_SETTINGS_ONLY=1 . "$OSHARM_GUEST/guest/shell/start-shell.sh"
+  osharm_gnome_shell_settings_now &
+  shell_settings=$!
+fi
 
 if ! read -r -t 20 _ <"$fifo"; then
   echo "osharm: Xvfb did not start:" >&2
   cat "$XDG_RUNTIME_DIR/osharm/xvfb.log" >&2
   exit 1
 fi
+echo "xvfb $EPOCHREALTIME" >>/run/osharm/start-phases
 wait "$site_tls"
+[ -z "$shell_settings" ] || wait "$shell_settings"
+echo "site-tls $EPOCHREALTIME" >>/run/osharm/start-phases
 # The guest server's side goes on there (its session D-Bus is the agent's: agent-session.sh).
 exec /bin/bash "$OSHARM_GUEST/guest/sandbox-session.sh"

@@ -14,6 +14,7 @@ rm -f /run/osharm/shell.json
 # side; as-root.sh starts accounts-daemon as root of the agent's sudo namespace (OSHARM_AGENT_NS_PID),
 # the root `sudo` gives. The polkit stand-in is activated now, so it owns its name before the agent
 # could claim it.
+echo "agent-ns $EPOCHREALTIME" >>/run/osharm/start-phases
 export OSHARM_AGENT_NS_PID="$agent_ns_pid"
 if command -v dbus-daemon >/dev/null; then
   # shellcheck source=system/start-system-bus.sh
@@ -22,12 +23,14 @@ if command -v dbus-daemon >/dev/null; then
   dbus-send --system --print-reply --reply-timeout=5000 --dest=org.freedesktop.PolicyKit1 \
     /org/freedesktop/PolicyKit1/Authority org.freedesktop.DBus.Peer.Ping >/dev/null 2>&1
 fi
+echo "system-bus $EPOCHREALTIME" >>/run/osharm/start-phases
 # (Further server-side helpers start here: outside the agent's namespace, which exists from now on.)
 # The shell starts on the agent's side (agent-session.sh, guest/shell); its record comes last.
 for _ in $(seq $(((${OSHARM_SHELL_START_TIMEOUT_S:-45} + 15) * 20))); do
   [ -s /run/osharm/shell.json ] && break
   sleep 0.05
 done
+echo "shell-record $EPOCHREALTIME" >>/run/osharm/start-phases
 # What the guest server starts in the agent's namespace (setup's launch steps) gets the session the
 # shell's own programs get (start-shell.sh): GTK's input method, the desktop's name.
 export GTK_IM_MODULE=gtk-im-context-simple
@@ -42,6 +45,7 @@ fi
 # OSHARM_DNS_FORWARD: with a network, where it passes the queries on (slirp4netns' forwarder).
 # OSHARM_EGRESS_SINK: without one, the link the provider adds with the default routes
 # (src/sandbox-egress.ts): connection attempts to literal IP addresses wait there and are recorded.
+echo "guest-server-exec $EPOCHREALTIME" >>/run/osharm/start-phases
 # shellcheck disable=SC2086
 exec "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" ${OSHARM_LISTEN:---socket /run/harness/guest.sock} \
   --token-file "$XDG_RUNTIME_DIR/osharm/token" --pyautogui system \

@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VmProviderError } from '@osharm/desktop-env';
 import { post, sh, skipReason, waitFor } from './__fixtures__/local-desktop-fixture';
@@ -15,6 +17,43 @@ describe('checkLocalDesktopRequirements', () => {
     }
     for (const entry of result.missingOptional) expect(entry.neededFor).toMatch(/^the \w/);
   });
+});
+
+describe.skipIf(skipReason !== undefined)('LocalProvider warm spare', () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'osharm-spare-test-'));
+  chmodSync(workDir, 0o711); // reachable by the account the sandbox runs as when root runs this
+  const provider = createLocalProvider({ warmSpare: true, workDir });
+  // The desktops' host-side state directories (one per running sandbox, removed at its end).
+  const stateDirs = () => readdirSync(workDir).filter(name => name.startsWith('osharm-local-'));
+
+  afterAll(async () => {
+    await provider.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('revert swaps to the spare started ahead (clean, its own sandbox); stop() ends it too', async () => {
+    expect(provider.spareStatus()).toBe('none');
+    await provider.start();
+    expect(provider.spareStatus()).toBe('none'); // start() alone keeps none
+    const first = await provider.revert(); // no spare yet: one starts now, the spare after it
+    expect(provider.spareStatus()).toBe('starting');
+    await sh(first, 'echo dirty > ~/Desktop/left-over.txt');
+    const firstPid = provider.pid() as number;
+    await waitFor(async () => provider.spareStatus() !== 'starting', 300_000, 'the spare');
+    expect(provider.spareStatus()).toBe('ready');
+    expect(stateDirs()).toHaveLength(2);
+    const second = await provider.revert();
+    expect(second.token).not.toBe(first.token);
+    expect(second.socketPath).not.toBe(first.socketPath);
+    expect(existsSync(`/proc/${firstPid}`)).toBe(false);
+    await expect(guestRequest(first, '/platform', { timeoutMs: 2_000 })).rejects.toThrow();
+    expect((await sh(second, 'ls -A ~/Desktop')).output).toBe('');
+    expect(provider.spareStatus()).toBe('starting'); // the next run's
+    await provider.stop();
+    expect(provider.spareStatus()).toBe('none');
+    expect(provider.endpoint()).toBeUndefined();
+    expect(stateDirs()).toEqual([]); // the spare's sandbox ended with the rest
+  }, 600_000);
 });
 
 describe.skipIf(skipReason !== undefined)('LocalProvider lifecycle', () => {

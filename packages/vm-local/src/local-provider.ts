@@ -2,6 +2,8 @@ import type { GuestEndpoint, ProviderCallOptions, VmProviderV1 } from '@osharm/d
 import { VmProviderError } from '@osharm/desktop-env';
 import { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
 import type { LocalApp } from './local-requirements';
+import { warmSpareSetting } from './local-capacity';
+import { guestRequest } from './local-guest-request';
 import { defaultWorkDir, startSandbox } from './local-sandbox';
 import { defaultResourceLimits } from './sandbox-limits';
 import { recordingSettings, type RecordingSettings } from './guest-recording';
@@ -82,6 +84,15 @@ export interface LocalProviderSettings {
    * @default env `OSHARM_DESKTOP_SHELL`, else 'gnome-shell'
    */
   readonly shell?: DesktopShellName;
+  /**
+   * Keep a warm spare: after each `revert()` a second desktop, sandboxed as every other, starts in
+   * the background; the next `revert()` swaps to it (once it answers) instead of starting one then.
+   * A spare is used by one run only, never shared; `stop()` ends it too. It costs a second
+   * desktop's memory while it waits (`localDesktopCapacity()` counts it) and its start's CPU while
+   * the current run proceeds. `start()` alone starts none.
+   * @default true, unless the environment's `OSHARM_WARM_SPARE` is `0`
+   */
+  readonly warmSpare?: boolean;
   /** The bubblewrap binary. @default 'bwrap' (env `OSHARM_BWRAP`) */
   readonly bwrapPath?: string;
   /** Receives the sandbox's log lines (Xvfb, D-Bus, guest server). @default dropped */
@@ -95,7 +106,7 @@ function providerError(message: string, cause?: unknown, isRetryable = false): V
 /**
  * The embedded default provider: one sandboxed desktop on this host (bubblewrap + Xvfb + GNOME
  * Shell or openbox + AT-SPI + the guest server), reached over a unix socket with a per-sandbox token. `revert()`
- * throws the sandbox away and starts a clean one.
+ * throws the sandbox away and takes a clean one (the warm spare, or one started then).
  */
 export class LocalProvider implements VmProviderV1 {
   readonly specificationVersion = 'vm-provider-v1' as const;
@@ -103,6 +114,7 @@ export class LocalProvider implements VmProviderV1 {
   private readonly settings: LocalProviderSettings;
   private sandbox: RunningSandbox | undefined;
   private starting: Promise<GuestEndpoint> | undefined;
+  private spare: WarmSpare | undefined;
 
   private readonly recording: RecordingSettings;
   private readonly shell: DesktopShellName;
@@ -134,23 +146,61 @@ export class LocalProvider implements VmProviderV1 {
   }
 
   /**
-   * Throws the sandbox away (every process and its tmpfs) and starts a fresh one. The endpoint
-   * changes (new socket, new token). `snapshot` is ignored: every local desktop starts clean.
+   * Throws the sandbox away (every process and its tmpfs) and starts a fresh one, or swaps to the
+   * warm spare started after the previous `revert()` (see `warmSpare`), then starts the next spare.
+   * The endpoint changes (new socket, new token). `snapshot` is ignored: every local desktop starts
+   * clean.
    * @throws {VmProviderError} as `start()`.
    */
   async revert(
     options: ProviderCallOptions & { readonly snapshot?: string } = {},
   ): Promise<GuestEndpoint> {
-    await this.stop();
-    return this.start(options);
+    if (this.starting) await this.starting.catch(() => undefined);
+    const used = this.sandbox;
+    this.sandbox = undefined;
+    const spare = this.spare;
+    this.spare = undefined;
+    // The used desktop goes (every process killed at once) while the spare is taken over; its
+    // end is complete before revert() returns.
+    const gone = used?.destroy();
+    try {
+      const taken = spare && (await this.takeSpare(spare, options.abortSignal));
+      if (taken) {
+        this.sandbox = taken;
+        if (taken.shell.fallback !== null) warnShellFallback(taken.shell.fallback);
+      }
+    } finally {
+      await gone;
+    }
+    const endpoint = this.sandbox ? this.sandbox.endpoint : await this.start(options);
+    if (warmSpareSetting(this.settings.warmSpare)) this.spare = this.startSpare();
+    return endpoint;
   }
 
-  /** Kills the sandbox and removes its host-side state; safe to call when nothing runs. */
+  /** Kills the sandbox (and the warm spare) and removes their host-side state; safe to call when nothing runs. */
   async stop(_options: ProviderCallOptions = {}): Promise<void> {
     if (this.starting) await this.starting.catch(() => undefined);
     const sandbox = this.sandbox;
     this.sandbox = undefined;
-    await sandbox?.destroy();
+    const spare = this.spare;
+    this.spare = undefined;
+    spare?.abort.abort();
+    await Promise.all([
+      sandbox?.destroy(),
+      spare?.sandbox.then(
+        started => started.destroy(),
+        () => undefined,
+      ),
+    ]);
+  }
+
+  /**
+   * The warm spare: `none` (none kept: `warmSpare` off, or no `revert()` yet), `starting`,
+   * `ready` (the next `revert()` swaps to it) or `failed` (the next `revert()` starts a desktop
+   * then, and says why on the log).
+   */
+  spareStatus(): 'none' | 'starting' | 'ready' | 'failed' {
+    return this.spare?.status ?? 'none';
   }
 
   /**
@@ -193,6 +243,76 @@ export class LocalProvider implements VmProviderV1 {
   }
 
   private async launch(options: ProviderCallOptions): Promise<GuestEndpoint> {
+    this.sandbox = await this.startOne(options);
+    const { fallback } = this.sandbox.shell;
+    if (fallback !== null) warnShellFallback(fallback);
+    return this.sandbox.endpoint;
+  }
+
+  private startSpare(): WarmSpare {
+    const abort = new AbortController();
+    const spare: WarmSpare = {
+      abort,
+      status: 'starting',
+      // Its first screenshot and accessibility walk start the guest server's desktop helpers:
+      // done ahead too, so that the run's first observation does not wait for them.
+      sandbox: this.startOne({ abortSignal: abort.signal }).then(async started => {
+        for (const path of ['/screenshot', '/accessibility'])
+          await guestRequest(started.endpoint, path, { timeoutMs: 60_000 }).catch(() => undefined);
+        return started;
+      }),
+    };
+    spare.sandbox.then(
+      () => (spare.status = 'ready'),
+      () => (spare.status = 'failed'),
+    );
+    return spare;
+  }
+
+  /**
+   * The spare once it answers (waiting for the rest of its start), or undefined when it failed or
+   * died meanwhile (said on the log; the caller then starts a desktop).
+   * @throws {VmProviderError} when aborted (the spare is ended).
+   */
+  private async takeSpare(
+    spare: WarmSpare,
+    abortSignal: AbortSignal | undefined,
+  ): Promise<RunningSandbox | undefined> {
+    const log = (line: string) => this.settings.onLog?.(`osharm vm-local: ${line}`);
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<'aborted'>(resolve => {
+      onAbort = () => resolve('aborted');
+      if (abortSignal?.aborted) onAbort();
+      else abortSignal?.addEventListener('abort', onAbort, { once: true });
+    });
+    const outcome = await Promise.race([spare.sandbox.catch((error: Error) => error), aborted]);
+    if (onAbort) abortSignal?.removeEventListener('abort', onAbort);
+    if (outcome === 'aborted') {
+      spare.abort.abort();
+      void spare.sandbox.then(
+        started => started.destroy(),
+        () => undefined,
+      );
+      throw providerError('start aborted');
+    }
+    if (outcome instanceof Error) {
+      log(`the warm spare did not start (${outcome.message}); starting a desktop now`);
+      return undefined;
+    }
+    const answer = outcome.exited
+      ? undefined
+      : await guestRequest(outcome.endpoint, '/platform', { timeoutMs: 5_000 }).catch(
+          () => undefined,
+        );
+    if (answer?.status !== 200) {
+      log('the warm spare stopped answering; starting a desktop now');
+      await outcome.destroy();
+      return undefined;
+    }
+    return outcome;
+  }
+
+  private async startOne(options: ProviderCallOptions): Promise<RunningSandbox> {
     const requirements = checkLocalDesktopRequirements({
       apps: this.settings.apps ?? defaultLocalApps,
     });
@@ -203,7 +323,7 @@ export class LocalProvider implements VmProviderV1 {
     }
     const timeoutMs = options.timeoutMs ?? this.settings.startTimeoutMs ?? 120_000;
     try {
-      this.sandbox = await startSandbox({
+      return await startSandbox({
         screen: this.settings.screen ?? { width: 1920, height: 1080 },
         env: this.settings.env ?? {},
         startTimeoutMs: timeoutMs,
@@ -236,10 +356,14 @@ export class LocalProvider implements VmProviderV1 {
         true,
       );
     }
-    const { fallback } = this.sandbox.shell;
-    if (fallback !== null) warnShellFallback(fallback);
-    return this.sandbox.endpoint;
   }
+}
+
+/** A desktop started ahead for the next revert(). */
+interface WarmSpare {
+  readonly sandbox: Promise<RunningSandbox>;
+  readonly abort: AbortController;
+  status: 'starting' | 'ready' | 'failed';
 }
 
 const warnedFallbacks = new Set<string>();

@@ -52,19 +52,41 @@ osharm_gnome_shell_settings() {
       sed -i -e '/^StartupWMClass=/d' -e "0,/^\[Desktop Entry\]$/s//[Desktop Entry]\nStartupWMClass=$wm_class/" "$apps/$id"
     fi
   done <"$osharm_shell_dir/favorites.tsv"
+  # Compiled straight into the user's database (dconf's own format; no D-Bus round trip, so this
+  # runs before the session bus exists: sandbox-init.sh, while Xvfb starts).
+  local keys="$osharm_shell_state/dconf-keys"
+  mkdir -p "$keys" "$HOME/.config/dconf"
   sed -e "/^\[org\/gnome\/shell\]$/a favorite-apps=[$favorites]" -e "s#@SHELL_DIR@#$osharm_shell_dir#g" \
-    "$osharm_shell_dir/gnome-shell.dconf" | dconf load /
+    "$osharm_shell_dir/gnome-shell.dconf" >"$keys/osharm"
+  dconf compile "$HOME/.config/dconf/user" "$keys" && rm -rf "$keys"
 }
+
+# Writes the settings and records the outcome (settings.done, or settings.failed with the error).
+osharm_gnome_shell_settings_now() {
+  if osharm_gnome_shell_settings 2>>"$osharm_shell_state/gnome-shell.log"; then
+    : >"$osharm_shell_state/settings.done"
+    echo "shell-settings-written $EPOCHREALTIME" >>/run/osharm/start-phases
+  else
+    tail -n 2 "$osharm_shell_state/gnome-shell.log" >"$osharm_shell_state/settings.failed"
+  fi
+}
+# sandbox-init.sh sources this file with OSHARM_SHELL_SETTINGS_ONLY=1 for the two functions above.
+if [ -n "${OSHARM_SHELL_SETTINGS_ONLY:-}" ]; then return 0; fi
 
 # Starts GNOME Shell and waits for the extension's start-up marker; returns 1 with
 # OSHARM_SHELL_FALLBACK set when the shell exits or does not finish in time.
 osharm_start_gnome_shell() {
   local log="$osharm_shell_state/gnome-shell.log" ready="$osharm_shell_state/shell-ready"
   local pid ticks=0 status started=$SECONDS limit="${OSHARM_SHELL_START_TIMEOUT_S:-45}"
-  if ! osharm_gnome_shell_settings 2>>"$log"; then
-    OSHARM_SHELL_FALLBACK="its settings could not be written: $(tail -n 2 "$log" | tr '\n' ' ')"
+  # Written while Xvfb started (sandbox-init.sh); here when that did not run.
+  if [ ! -f "$osharm_shell_state/settings.done" ] && [ ! -f "$osharm_shell_state/settings.failed" ]; then
+    osharm_gnome_shell_settings_now
+  fi
+  if [ -f "$osharm_shell_state/settings.failed" ]; then
+    OSHARM_SHELL_FALLBACK="its settings could not be written: $(tr '\n' ' ' <"$osharm_shell_state/settings.failed")"
     return 1
   fi
+  echo "shell-settings $EPOCHREALTIME" >>/run/osharm/start-phases
   # The shell aborts without a system bus (its power and login proxies): wait for the sandbox's.
   while [ ! -S /run/dbus/system_bus_socket ] && [ "$ticks" -lt 400 ]; do
     sleep 0.05
@@ -74,6 +96,7 @@ osharm_start_gnome_shell() {
   # Its own process group: a shell given up on goes with what it started (input method, desktop icons).
   setsid env -u GTK_MODULES LIBGL_ALWAYS_SOFTWARE=1 "${OSHARM_GNOME_SHELL:-gnome-shell}" --x11 --sm-disable >>"$log" 2>&1 &
   pid=$!
+  echo "gnome-shell-spawn $EPOCHREALTIME" >>/run/osharm/start-phases
   while [ ! -f "$ready" ]; do
     if ! kill -0 "$pid" 2>/dev/null; then
       wait "$pid"
@@ -88,6 +111,8 @@ osharm_start_gnome_shell() {
     fi
     sleep 0.05
   done
+  cat "$osharm_shell_state/shell-phases" >>/run/osharm/start-phases 2>/dev/null
+  echo "shell-ready-seen $EPOCHREALTIME" >>/run/osharm/start-phases
 }
 
 osharm_shell_started=$(date +%s%3N)
@@ -115,5 +140,5 @@ printf '{"shell":%s,"requested":%s,"fallback":%s,"start_ms":%s}\n' "$(osharm_jso
   "$(osharm_json "$OSHARM_SHELL_REQUESTED")" \
   "$([ -n "$OSHARM_SHELL_FALLBACK" ] && osharm_json "$OSHARM_SHELL_FALLBACK" || echo null)" \
   "$(($(date +%s%3N) - osharm_shell_started))" >/run/osharm/shell.json
-unset -f osharm_gnome_shell_settings osharm_start_gnome_shell osharm_json
+unset -f osharm_gnome_shell_settings osharm_gnome_shell_settings_now osharm_start_gnome_shell osharm_json
 unset osharm_shell_dir osharm_shell_started osharm_shell_state

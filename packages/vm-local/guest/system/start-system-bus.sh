@@ -22,8 +22,11 @@ dbus-daemon --nofork --config-file="$OSHARM_GUEST/guest/system/system-bus.conf" 
     [ -S /run/dbus/system_bus_socket ] && break
     sleep 0.05
   done
-  for name in org.freedesktop.PolicyKit1 org.freedesktop.UDisks2; do
+  # accounts-daemon too: GNOME Shell waits for it at start (its user manager's proxy), and its
+  # start (root's namespace first: guest/sudo/root-ns.sh) then overlaps the shell's own.
+  for name in org.freedesktop.PolicyKit1 org.freedesktop.UDisks2 org.freedesktop.Accounts; do
     dbus-send --system --print-reply --dest=org.freedesktop.DBus / \
-      org.freedesktop.DBus.StartServiceByName "string:$name" uint32:0 >/dev/null 2>&1
+      org.freedesktop.DBus.StartServiceByName "string:$name" uint32:0 >/dev/null 2>&1 &
   done
+  wait
 ) &

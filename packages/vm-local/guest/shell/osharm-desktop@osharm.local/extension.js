@@ -29,6 +29,12 @@ function readyPath() {
   return GLib.build_filenamev([GLib.get_user_runtime_dir(), 'osharm-shell', 'shell-ready']);
 }
 
+// Start-up phases (name and epoch seconds), written beside the marker for the start script.
+const phases = [];
+function mark(name) {
+  phases.push(`${name} ${(GLib.get_real_time() / 1e6).toFixed(6)}`);
+}
+
 function hasDesktopWindow() {
   return global.get_window_actors().some(actor => {
     const window = actor.get_meta_window();
@@ -38,6 +44,7 @@ function hasDesktopWindow() {
 
 class Extension {
   enable() {
+    mark('extension-enable');
     if (GLib.file_test(YARU, GLib.FileTest.EXISTS)) {
       Main.setThemeStylesheet(YARU);
       Main.loadTheme();
@@ -83,6 +90,7 @@ class Extension {
   }
 
   _settle() {
+    mark('startup-complete');
     if (Main.overview.visible) Main.overview.hide();
     const started = GLib.get_monotonic_time();
     this._poll = GLib.timeout_add(GLib.PRIORITY_LOW, 50, () => {
@@ -90,6 +98,11 @@ class Extension {
       if (Main.overview.visible || (!hasDesktopWindow() && waited < DESKTOP_ICONS_WAIT_MS))
         return GLib.SOURCE_CONTINUE;
       this._poll = 0;
+      mark(hasDesktopWindow() ? 'desktop-icons-window' : 'desktop-icons-gave-up');
+      GLib.file_set_contents(
+        GLib.build_filenamev([GLib.get_user_runtime_dir(), 'osharm-shell', 'shell-phases']),
+        `${phases.join('\n')}\n`,
+      );
       GLib.file_set_contents(
         readyPath(),
         hasDesktopWindow() ? 'desktop-icons\n' : 'no-desktop-icons\n',
