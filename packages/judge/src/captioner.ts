@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { writeArtifact } from '@osharm/task-schema/artifacts';
 import {
@@ -96,6 +96,22 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
   const inFlight = new Map<string, Promise<CaptionResult>>();
   // Cache files made again in this process (with `refresh`): reused from then on.
   const refreshed = new Set<string>();
+  // Each root's real path, resolved once: it only names the in-process keys below (the cache file
+  // itself is read and written through the trajectory reader and writer, which check it each time).
+  const realRoots = new Map<string, string>();
+  const realRoot = (base: string): string => {
+    let real = realRoots.get(base);
+    if (real === undefined) {
+      try {
+        real = realpathSync.native(base);
+      } catch {
+        real = base;
+      }
+      if (realRoots.size >= 4096) realRoots.clear();
+      realRoots.set(base, real);
+    }
+    return real;
+  };
   const maxFileBytes = settings.images?.maxFileBytes ?? DEFAULT_FILE_LIMITS.maxImageBytes;
   const modelId = settings.model.modelId;
   const prompt = settings.prompt ?? CAPTION_INSTRUCTION;
@@ -114,7 +130,7 @@ export function createCaptioner(settings: CaptionerSettings): Captioner {
       // the file is named relative to `root`, and the in-process maps are keyed by root's real path.
       const base = resolve(root);
       const relativeFile = relative(base, join(resolve(cacheDir), `${digest}.json`));
-      const cacheFile = join(await realpath(base).catch(() => base), relativeFile);
+      const cacheFile = join(realRoot(base), relativeFile);
       if (!refresh || refreshed.has(cacheFile)) {
         try {
           const cached: unknown = JSON.parse(

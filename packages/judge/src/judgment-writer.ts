@@ -1,5 +1,5 @@
 /** The files a judging leaves in the trajectory dir: judgment.json and messages.json. */
-import { lstat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { type JudgeType, type ObservationType, type PromptVersion } from '@osharm/task-schema';
 import {
@@ -109,7 +109,7 @@ export async function writeMessages(
   const top = join(dir, 'messages.json');
   let present = false;
   try {
-    await lstat(top);
+    lstatSync(top);
     present = true;
   } catch {
     // none yet
