@@ -18,7 +18,7 @@ fi
 mkdir -p -m 700 /run/user/1000/osharm && chmod 700 /run/user/1000/osharm # (a pod's volume there comes world-writable)
 (umask 077 && printf '%s' "$OSHARM_GUEST_TOKEN" >/run/user/1000/osharm/token)
 unset OSHARM_GUEST_TOKEN
-export OSHARM_GUEST="${OSHARM_GUEST:-/opt/osharm/vm-local}" OSHARM_NODE="${OSHARM_NODE:-/opt/osharm/node}"
+export OSHARM_GUEST="${OSHARM_GUEST:-/opt/osharm/desktop-guest}" OSHARM_NODE="${OSHARM_NODE:-/opt/osharm/node}"
 export PATH="$OSHARM_GUEST/guest/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 export PYTHONPATH="$OSHARM_GUEST/guest/python" LANG="${LANG:-C.UTF-8}"
 export OSHARM_SCREEN="${OSHARM_SCREEN:-1920x1080x24}"

@@ -1,4 +1,22 @@
-import { runInSandboxNetns } from './sandbox-netns';
+import { runInSandboxNetns } from './desktop-netns';
+
+// The desktop's network as every provider sets it up (the local sandbox, the container): its
+// nameserver is the guest server's recording one, and without a network an egress sink.
+
+/**
+ * Where the guest server answers DNS in every desktop (guest-dns.ts): every lookup is recorded for
+ * the harm observer, then refused (no network) or passed on (a network).
+ */
+export const RECORDING_DNS = { host: '127.0.0.1', port: 53 } as const;
+
+/**
+ * The text of the desktop's /etc/resolv.conf: the guest server's recording nameserver, which
+ * refuses each query (no network; a refusal is final at once) or passes it on to the provider's
+ * forwarder. Never the host's nameservers.
+ */
+export function sandboxResolvConf(): string {
+  return `nameserver ${RECORDING_DNS.host}\n`;
+}
 
 // The sink of a sandbox without a network: a link in the sandbox's own network namespace (never the
 // host's) carrying the default routes, IPv4 and IPv6, so that a connection to a literal IP address
@@ -13,7 +31,7 @@ export const EGRESS_SINK_LINK = 'osharm0';
 /** The sandbox's net.ipv4.tcp_syn_retries (IPv4 and IPv6): one retry, ETIMEDOUT after ~3 s. */
 const EGRESS_SYN_RETRIES = 1;
 
-// Runs in the namespace (sandbox-netns.ts) and speaks rtnetlink itself (no `ip` needed): the first link kind the kernel offers — dummy, else a port-less bridge, else a veth
+// Runs in the namespace (desktop-netns.ts) and speaks rtnetlink itself (no `ip` needed): the first link kind the kernel offers — dummy, else a port-less bridge, else a veth
 // pair — without ARP (nothing to resolve) nor IPv6 duplicate address detection (its link-local
 // address is a source at once), up, with both default routes through it.
 const ADD_SINK = String.raw`

@@ -1,5 +1,5 @@
 import type { GuestEndpoint, ProviderDesktopShell } from '@osharm/desktop-env';
-import { readStateLines } from './sandbox-sudo-log';
+import { readStateLines } from './guest-request';
 
 // Which shell a desktop runs: chosen on the host, started inside (guest/shell/start-shell.sh),
 // recorded there in /run/osharm/shell.json and read back once the desktop answers.

@@ -10,10 +10,10 @@ import {
   procAddress,
   socketOwners,
 } from './guest-harm-net';
-import { addEgressSink, EGRESS_SINK_LINK } from './sandbox-egress';
+import { addEgressSink, EGRESS_SINK_LINK } from './desktop-net';
 
 // The connection watch against real sockets: a throwaway network namespace (unshare -rn) gets the
-// egress sink the local desktop gets (sandbox-egress.ts), a Python process in it connects to
+// egress sink the local desktop gets (desktop-net.ts), a Python process in it connects to
 // TEST-NET addresses, and the watch reads that namespace's socket tables and finds the owner.
 
 const canUnshare =

@@ -4,7 +4,7 @@ import { endianness } from 'node:os';
 // The connection half of the harm observer (guest side): polls the desktop's socket tables
 // (/proc/self/net/{tcp,tcp6,udp,udp6}: the guest server lives in the desktop's network namespace)
 // for sockets with a remote address outside loopback — a TCP connection attempt (SYN_SENT while the
-// sink link of sandbox-egress.ts drops its packets), a connected UDP socket — and finds each new
+// sink link of desktop-net.ts drops its packets), a connected UDP socket — and finds each new
 // socket's owner by the descriptor linking to its inode. A socket opened and closed between two
 // polls is not seen, nor a datagram sent without connect() (sendto).
 

@@ -174,7 +174,7 @@ export function harmObserver(
     /** The desktop's recording nameserver (undefined: lookups are not recorded). */
     readonly dns?: DnsRecorder;
     /**
-     * The sink link the provider adds (vm-local's sandbox-egress.ts): without its default routes
+     * The sink link the provider adds (desktop-net.ts): without its default routes
      * the record is degraded. Undefined: none promised (the limit is a coverage note).
      */
     readonly egressSink?: string;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordFile, startRecordLog } from './guest-record-log';
-import { packageRoot } from './local-sandbox';
+import { guestPackageDir } from './package-dir';
 
 // The record socket as the desktop's writers use it: guest/system/records.py through python3.
 const send = async (socket: string, dir: string, log: string, record: object) =>
@@ -16,7 +16,7 @@ const send = async (socket: string, dir: string, log: string, record: object) =>
       [
         '-c',
         'import json, sys; sys.path.insert(0, sys.argv[1]); from records import send; print(send(sys.argv[2], json.loads(sys.argv[3])))',
-        join(packageRoot(), 'guest', 'system'),
+        join(guestPackageDir(), 'guest', 'system'),
         log,
         JSON.stringify(record),
       ],

@@ -90,3 +90,40 @@ export function guestRequest(
     request.end(payload);
   });
 }
+
+/** The desktop's own state directory (on /run's tmpfs; the desktop user can rewrite what is in it). */
+const DESKTOP_STATE_DIR = '/run/osharm';
+
+/** The largest record (shell record, sudo log, system log) the host reads back. */
+const STATE_CAP_BYTES = 1024 * 1024;
+
+/**
+ * The lines of a JSON-lines record the desktop keeps (on /run's tmpfs), read through the guest
+ * channel, capped at 1 MiB; none when the file does not exist. In `dir` /run/osharm (the default)
+ * the agent can rewrite it, as any file of the desktop user; in the guest server's records directory
+ * (the sudo and system logs: guest-record-log.ts) it cannot.
+ * @throws {Error} naming `what` when the guest answers anything but 200 or 404.
+ */
+export async function readStateLines(
+  endpoint: GuestEndpoint,
+  name: string,
+  what: string,
+  dir: string = DESKTOP_STATE_DIR,
+): Promise<string[]> {
+  const response = await guestRequest(endpoint, '/file', {
+    method: 'POST',
+    body: {
+      data: new URLSearchParams({ file_path: `${dir}/${name}` }).toString(),
+      contentType: 'application/x-www-form-urlencoded',
+    },
+    maxBytes: STATE_CAP_BYTES,
+    timeoutMs: 10_000,
+  });
+  if (response.status === 404) return [];
+  if (response.status !== 200)
+    throw new Error(`reading the ${what} failed: HTTP ${response.status}`);
+  return response.body
+    .toString('utf8')
+    .split('\n')
+    .filter(line => line.trim() !== '');
+}

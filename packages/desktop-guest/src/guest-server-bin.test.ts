@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
-import { guestRequest } from './local-guest-request';
-import { packageRoot } from './local-sandbox';
+import { guestRequest } from './guest-request';
+import { guestPackageDir } from './package-dir';
 
 const children: ChildProcess[] = [];
 
@@ -24,7 +24,7 @@ async function startBin(args: string[]): Promise<GuestEndpoint> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [join(packageRoot(), 'dist', 'guest-server-bin.js'), '--port', String(port), ...args],
+    [join(guestPackageDir(), 'dist', 'guest-server-bin.js'), '--port', String(port), ...args],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
       // No __pycache__ inside the package directory.

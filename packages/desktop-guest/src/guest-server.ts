@@ -70,7 +70,7 @@ export interface GuestServerOptions {
    */
   readonly dns?: DnsRecorder;
   /**
-   * The sink link the provider adds to the desktop's network namespace (sandbox-egress.ts): the
+   * The sink link the provider adds to the desktop's network namespace (desktop-net.ts): the
    * harm record is degraded when its default routes are missing. Undefined: none promised.
    */
   readonly egressSink?: string;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VmProviderError } from '@osharm/desktop-env';
 import { post, sh, skipReason, waitFor } from './__fixtures__/local-desktop-fixture';
-import { guestRequest } from './local-guest-request';
+import { guestRequest } from '@osharm/desktop-guest';
 import { createLocalProvider } from './local-provider';
 import { checkLocalDesktopRequirements } from './local-requirements';
 

@@ -4,12 +4,11 @@ import { checkLocalDesktopRequirements, defaultLocalApps } from './local-require
 import type { LocalApp } from './local-requirements';
 import { defaultWorkDir, startSandbox } from './local-sandbox';
 import { defaultResourceLimits } from './sandbox-limits';
-import { recordingSettings, type RecordingSettings } from './guest-recording';
+import { desktopShellSetting, recordingSettings } from '@osharm/desktop-guest';
+import type { DesktopShell, DesktopShellName, RecordingSettings } from '@osharm/desktop-guest';
 import type { RunningSandbox } from './local-sandbox';
 import type { SudoAttempt } from './sandbox-sudo-log';
 import type { SystemServiceCall } from './sandbox-system-log';
-import { desktopShellSetting } from './desktop-shell';
-import type { DesktopShell, DesktopShellName } from './desktop-shell';
 
 /** Settings of {@link createLocalProvider}. Every field is optional. */
 export interface LocalProviderSettings {

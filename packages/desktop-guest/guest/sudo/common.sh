@@ -7,7 +7,7 @@
 
 osharm_run=/run/osharm
 osharm_root_dir="$osharm_run/root"
-osharm_lib=/opt/osharm/vm-local/guest/sudo
+osharm_lib=/opt/osharm/desktop-guest/guest/sudo
 osharm_secure_path=/opt/osharm/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # Appends one record to the attempt log (guest/system/records.py: through the guest server, which
@@ -18,7 +18,7 @@ osharm_log() {
   local tty=0
   [ -t 0 ] && tty=1
   # (stdin is the terminal or not here; the program below reads itself from a here-document)
-  /usr/bin/python3 - "/opt/osharm/vm-local/guest/system" "$PWD" "$tty" "$@" <<'PY' 2>/dev/null
+  /usr/bin/python3 - "/opt/osharm/desktop-guest/guest/system" "$PWD" "$tty" "$@" <<'PY' 2>/dev/null
 import os, sys, time
 sys.path.insert(0, sys.argv[1])
 from records import send

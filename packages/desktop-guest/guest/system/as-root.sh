@@ -6,7 +6,7 @@
 # record-tool.sh, which logs each call before running it. Usage: as-root.sh DAEMON [ARG...]
 # (common.sh is not written for set -u)
 # shellcheck source=../sudo/common.sh
-. /opt/osharm/vm-local/guest/sudo/common.sh
+. /opt/osharm/desktop-guest/guest/sudo/common.sh
 # Activated by the system bus on the server's side: the root namespace `sudo` gives is the agent
 # namespace's (guest/agent-ns.sh), so enter that first.
 if osharm_outside_agent_ns; then
@@ -23,7 +23,7 @@ exec nsenter --target "$holder" --user --mount --preserve-credentials --wd=/ -- 
       path=$(command -v "$tool" 2>/dev/null) || continue
       : >"$real/$tool"
       mount --bind "$path" "$real/$tool"
-      mount --bind /opt/osharm/vm-local/guest/system/record-tool.sh "$path"
+      mount --bind /opt/osharm/desktop-guest/guest/system/record-tool.sh "$path"
     done
     for state in /var/lib/AccountsService; do
       [ -d "$state" ] || continue

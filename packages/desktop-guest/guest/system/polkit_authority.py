@@ -30,7 +30,7 @@ from system_log import record  # noqa: E402
 ACTIONS_DIR = "/usr/share/polkit-1/actions"
 KEEP_SECONDS = 5 * 60
 USER = "user"
-SUDO_LIB = "/opt/osharm/vm-local/guest/sudo"
+SUDO_LIB = "/opt/osharm/desktop-guest/guest/sudo"
 
 INTERFACE = """
 <node>

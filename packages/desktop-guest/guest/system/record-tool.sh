@@ -6,7 +6,7 @@
 # (EINVAL) and it undoes everything; it runs with --no-create-home and the home is then made from
 # /etc/skel here, owned by root of the namespace (the desktop user outside).
 tool="${0##*/}"
-/usr/bin/python3 -I -c 'import sys; sys.path.insert(0, "/opt/osharm/vm-local/guest/system")
+/usr/bin/python3 -I -c 'import sys; sys.path.insert(0, "/opt/osharm/desktop-guest/guest/system")
 from system_log import record
 record("accounts", sys.argv[1], sys.argv[2:], "ran")' "$tool" "$@" 2>/dev/null
 real="/run/osharm/root/real-tools/$tool"

@@ -4,7 +4,7 @@
 // and the poll that finds a burst of new SYN_SENT sockets and looks up their owners. Run in a
 // throwaway network namespace (unshare -rn) given the desktop's egress sink and a desktop's worth of
 // loopback connections. Printed, not asserted.
-// Run:  pnpm --filter @osharm/vm-local bench:netip   [-- --loopback 300 --burst 50 --polls 1000]
+// Run:  pnpm --filter @osharm/desktop-guest bench:netip   [-- --loopback 300 --burst 50 --polls 1000]
 // (the sources themselves, through --experimental-transform-types: no build needed)
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';

@@ -1,5 +1,6 @@
 // Container desktop vs the embedded desktop, side by side in one run. Run:
-//   pnpm --filter @osharm/vm-container bench      (builds first; needs podman and the desktop image)
+//   pnpm --filter @osharm/cli bench:container   (builds first; needs podman and the desktop image)
+// (here, not in vm-container: the two providers' packages never import each other)
 // OSHARM_DESKTOP_IMAGE picks the image; OSHARM_CONTAINER_ENGINE podman (default) or docker.
 // Prints one table: start → first screenshot, revert → first screenshot, screenshot round trip
 // (median of 20), memory of an idle desktop (its cgroup's memory.current after 10 s), image size.
@@ -7,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createGuestClient, type VmProviderV1 } from '@osharm/desktop-env';
 import { createLocalProvider } from '@osharm/vm-local';
-import { createContainerProvider, DEFAULT_DESKTOP_IMAGE } from '../dist/index.js';
+import { createContainerProvider, DEFAULT_DESKTOP_IMAGE } from '@osharm/vm-container';
 
 const engine = (process.env.OSHARM_CONTAINER_ENGINE ?? 'podman') as 'podman' | 'docker';
 const image = process.env.OSHARM_DESKTOP_IMAGE ?? DEFAULT_DESKTOP_IMAGE;
