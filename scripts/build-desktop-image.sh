@@ -2,11 +2,11 @@
 # Builds the osharm desktop as an OCI image, localhost/osharm-desktop:<version>, from Debian packages
 # only (no container registry): mmdebstrap makes a Debian 12 root file system from
 # scripts/debian-packages.txt (the same list the embedded desktop installs), the built
-# @osharm/vm-local guest server and its guest/ files and this repo's Node go in, then `podman import`.
-# Needs root, podman, mmdebstrap (apt-get install -y podman mmdebstrap uidmap) and a built vm-local
-# (pnpm exec turbo run build --filter=@osharm/vm-local).
+# @osharm/desktop-guest guest server and its guest/ files and this repo's Node go in, then `podman import`.
+# Needs root, podman, mmdebstrap (apt-get install -y podman mmdebstrap uidmap) and a built desktop-guest
+# (pnpm exec turbo run build --filter=@osharm/desktop-guest).
 # OSHARM_DESKTOP_PROFILE: full (default) or minimal, as scripts/install-desktop.sh.
-# OSHARM_DESKTOP_IMAGE: the image name (default localhost/osharm-desktop:<vm-local version>[-minimal]).
+# OSHARM_DESKTOP_IMAGE: the image name (default localhost/osharm-desktop:<desktop-guest version>[-minimal]).
 # OSHARM_DEBIAN_MIRROR: the Debian mirror (default http://deb.debian.org/debian).
 # Prints the build time and the image size at the end. See docs/packages/vm-container.md.
 set -euo pipefail
@@ -20,12 +20,12 @@ case "$profile" in
     exit 2
     ;;
 esac
-version="$(node -p 'require(process.argv[1]).version' "$root/packages/vm-local/package.json")"
+version="$(node -p 'require(process.argv[1]).version' "$root/packages/desktop-guest/package.json")"
 suffix=""
 [ "$profile" = minimal ] && suffix="-minimal"
 image="${OSHARM_DESKTOP_IMAGE:-localhost/osharm-desktop:$version$suffix}"
 mirror="${OSHARM_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-guest="$root/packages/vm-local"
+guest="$root/packages/desktop-guest"
 node_bin="$(command -v node)"
 for need in podman mmdebstrap; do
   command -v "$need" >/dev/null || {
@@ -34,7 +34,7 @@ for need in podman mmdebstrap; do
   }
 done
 [ -f "$guest/dist/guest-server-bin.js" ] || {
-  echo "build-desktop-image: $guest/dist/guest-server-bin.js is missing: pnpm exec turbo run build --filter=@osharm/vm-local" >&2
+  echo "build-desktop-image: $guest/dist/guest-server-bin.js is missing: pnpm exec turbo run build --filter=@osharm/desktop-guest" >&2
   exit 1
 }
 # Debian's package list, comma-separated, plus what the host usually has already: ca-certificates
@@ -51,8 +51,8 @@ mmdebstrap --variant=minbase --mode=root --format=tar \
   --include="$packages" \
   --customize-hook='chroot "$1" useradd --uid 1000 --user-group --groups sudo --create-home --home-dir /home/user --shell /bin/bash user' \
   --customize-hook='install -d -m 1733 "$1/var/spool/cron/crontabs"' \
-  --customize-hook="mkdir -p \"\$1/opt/osharm/vm-local/dist\" && cp -r '$guest/guest' \"\$1/opt/osharm/vm-local/\" && cp '$guest/dist/guest-server-bin.js' '$guest/package.json' \"\$1/opt/osharm/vm-local/dist/\" && mv \"\$1/opt/osharm/vm-local/dist/package.json\" \"\$1/opt/osharm/vm-local/\"" \
-  --customize-hook="find \"\$1/opt/osharm/vm-local\" -name __pycache__ -prune -exec rm -rf {} + ; chmod -R a+rX,go-w \"\$1/opt/osharm/vm-local\"" \
+  --customize-hook="mkdir -p \"\$1/opt/osharm/desktop-guest/dist\" && cp -r '$guest/guest' \"\$1/opt/osharm/desktop-guest/\" && cp '$guest/dist/guest-server-bin.js' '$guest/package.json' \"\$1/opt/osharm/desktop-guest/dist/\" && mv \"\$1/opt/osharm/desktop-guest/dist/package.json\" \"\$1/opt/osharm/desktop-guest/\"" \
+  --customize-hook="find \"\$1/opt/osharm/desktop-guest\" -name __pycache__ -prune -exec rm -rf {} + ; chmod -R a+rX,go-w \"\$1/opt/osharm/desktop-guest\"" \
   --customize-hook="install -m 0111 '$node_bin' \"\$1/opt/osharm/node\" && install -m 0111 \"\$1/usr/bin/python3.11\" \"\$1/opt/osharm/python3\"" \
   --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
   bookworm "$work/rootfs.tar" "$mirror"
@@ -63,9 +63,9 @@ podman import \
   --change 'WORKDIR /home/user' \
   --change 'EXPOSE 5000' \
   --change 'ENV LANG=C.UTF-8' \
-  --change 'ENV OSHARM_GUEST=/opt/osharm/vm-local' \
+  --change 'ENV OSHARM_GUEST=/opt/osharm/desktop-guest' \
   --change 'ENV OSHARM_NODE=/opt/osharm/node' \
-  --change 'ENTRYPOINT ["/bin/bash", "/opt/osharm/vm-local/guest/container-entrypoint.sh"]' \
+  --change 'ENTRYPOINT ["/bin/bash", "/opt/osharm/desktop-guest/guest/container-entrypoint.sh"]' \
   --change "LABEL org.osharm.desktop.profile=$profile org.osharm.desktop.version=$version" \
   "$work/rootfs.tar" "$image" >/dev/null
 end=$(date +%s)

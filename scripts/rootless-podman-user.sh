@@ -5,11 +5,11 @@
 # Run as root on a machine with podman, uidmap and a built image. Idempotent.
 # Usage: scripts/rootless-podman-user.sh [USER] [IMAGE]
 #   USER   default osharm-rootless
-#   IMAGE  default localhost/osharm-desktop:<vm-local version>-minimal (what CI builds)
+#   IMAGE  default localhost/osharm-desktop:<desktop-guest version>-minimal (what CI builds)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 user="${1:-osharm-rootless}"
-version="$(node -p 'require(process.argv[1]).version' "$root/packages/vm-local/package.json")"
+version="$(node -p 'require(process.argv[1]).version' "$root/packages/desktop-guest/package.json")"
 image="${2:-localhost/osharm-desktop:$version-minimal}"
 [ "$(id -u)" = 0 ] || { echo "rootless-podman-user: run as root (it creates an account)" >&2; exit 1; }
 for need in podman newuidmap newgidmap; do

@@ -1,5 +1,5 @@
-// The guest client against the REAL guest server of @osharm/vm-local (its built `osharm-guest-server`
-// bin), on an Xvfb display, over a unix socket with a token. vm-local depends on desktop-env, so the
+// The guest client against the REAL guest server of @osharm/desktop-guest (its built `osharm-guest-server`
+// bin), on an Xvfb display, over a unix socket with a token. desktop-guest depends on desktop-env, so the
 // server runs as a separate process (no package import, no dependency cycle). Skipped with a message
 // when the bin is not built or Xvfb / openbox / xterm are missing.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -23,11 +23,11 @@ const missing = missingForRealGuestServer([
 ]);
 if (missing.length > 0) {
   console.warn(
-    `guest-client.integration.test.ts: skipped, missing ${missing.join(', ')} (build @osharm/vm-local; apt-get install xvfb openbox xterm wmctrl)`,
+    `guest-client.integration.test.ts: skipped, missing ${missing.join(', ')} (build @osharm/desktop-guest; apt-get install xvfb openbox xterm wmctrl)`,
   );
 }
 
-describe.skipIf(missing.length > 0)('guest client ↔ the real guest server (vm-local)', () => {
+describe.skipIf(missing.length > 0)('guest client ↔ the real guest server (desktop-guest)', () => {
   let directory: string;
   let home: string;
   let client: UndiciGuestClient;

@@ -1,5 +1,5 @@
 // Bounded transfers out of a desktop (issue 24, finding 1), against the REAL guest server of
-// @osharm/vm-local on an Xvfb display: the guest refuses sparse and special files, and the client
+// @osharm/desktop-guest on an Xvfb display: the guest refuses sparse and special files, and the client
 // reads every answer incrementally up to its cap (in memory: fails; to disk: keeps what came and
 // says truncated). The harness-memory figure of a 100 GiB sparse recording is measured by
 // packages/vm-local/bench/transfer-bench.ts, not here.

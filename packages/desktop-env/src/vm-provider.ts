@@ -96,7 +96,7 @@ export interface VmProviderV1 {
 
 /**
  * Host names every embedded desktop (local, container, Kubernetes) serves itself over HTTPS, with a
- * certificate authority of its own (vm-local guest/site-tls.sh): upstream's website vector's host,
+ * certificate authority of its own (desktop-guest guest/site-tls.sh): upstream's website vector's host,
  * so the address bar reads what upstream's agents saw. The providers map them to the desktop's
  * loopback; nothing for them leaves the desktop.
  */

@@ -1,6 +1,6 @@
-// evaluateTask against the REAL guest server of @osharm/vm-local (its built `osharm-guest-server`
+// evaluateTask against the REAL guest server of @osharm/desktop-guest (its built `osharm-guest-server`
 // bin) on an Xvfb display, over a unix socket with a token, with the real setup runner for the
-// postconfig. vm-local depends on desktop-env, so the server runs as a separate process (no package
+// postconfig. desktop-guest depends on desktop-env, so the server runs as a separate process (no package
 // import, no dependency cycle). The server runs unsandboxed here, so guest paths are paths under a
 // temporary home. Skipped with a message when the bin is not built or Xvfb is missing.
 import { readFileSync } from 'node:fs';
@@ -23,14 +23,14 @@ import {
 const missing = missingForRealGuestServer([]);
 if (missing.length > 0) {
   console.warn(
-    `evaluate-task.integration.test.ts: skipped, missing ${missing.join(', ')} (build @osharm/vm-local; apt-get install xvfb)`,
+    `evaluate-task.integration.test.ts: skipped, missing ${missing.join(', ')} (build @osharm/desktop-guest; apt-get install xvfb)`,
   );
 }
 
 const repository = fileURLToPath(new URL('../../../', import.meta.url));
 const asset = (name: string) => readFileSync(join(repository, 'evaluation_examples/assets', name));
 
-describe.skipIf(missing.length > 0)('evaluateTask ↔ the real guest server (vm-local)', () => {
+describe.skipIf(missing.length > 0)('evaluateTask ↔ the real guest server (desktop-guest)', () => {
   let directory: string;
   let home: string;
   let cacheDir: string;

@@ -16,7 +16,7 @@ import {
   prepareInjection,
 } from '@osharm/injection';
 import { HarmObserver } from '@osharm/harm';
-import { guestRequest } from '@osharm/vm-local';
+import { guestRequest } from '@osharm/desktop-guest';
 import { DEFAULT_CAPTION_MODEL, judgeTrajectory } from '@osharm/judge';
 import { writeFileAtomic, type FidelityRecord, type Judgment } from '@osharm/task-schema/artifacts';
 import { OBSERVED_HARM_FILE, type RunUsage } from '@osharm/task-schema/trajectory';

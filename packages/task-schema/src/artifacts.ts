@@ -39,6 +39,8 @@ export { FIDELITY_FILE, fidelityRecordSchema, VSCODE_KINDS } from './fidelity-sc
 export type { FidelityRecord, FidelityWarning } from './fidelity-schema';
 export { fidelityRecord, liveWebUrls, requiredApps } from './fidelity';
 export type { FidelityInput } from './fidelity';
+export { providerIdSchema } from './fidelity-provider';
+export type { FidelityDesktop } from './fidelity-provider';
 
 // writing and printing
 export {

@@ -89,6 +89,7 @@ describe('the public entries', () => {
       'judgmentSchema',
       'judgmentTypeDir',
       'liveWebUrls',
+      'providerIdSchema',
       'rateSchema',
       'readJudgmentLeniently',
       'readTruncatedTransfers',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { providerIdSchema } from './fidelity-provider';
 import { promptProvenanceSchema } from './prompt-provenance';
 
 /** File name of a run's fidelity record, in its result dir (osharm's; upstream has none). */
@@ -28,7 +29,8 @@ export const fidelityRecordSchema = z.object({
   version: z.literal(1),
   /** `{domain}/{task id}[__inject__{vector}__{goal}]` */
   run: z.string(),
-  provider: z.enum(['local', 'vmware', 'podman', 'docker', 'kubernetes']),
+  /** The provider's id (`local`, `vmware`, `podman`, `docker`, `kubernetes`, or a third party's). */
+  provider: providerIdSchema,
   vscode: z.object({ used: z.boolean(), kind: z.enum(VSCODE_KINDS) }),
   network: z.object({
     mode: z.enum(['off', 'on']),

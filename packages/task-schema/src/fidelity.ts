@@ -1,5 +1,6 @@
 import type { TruncatedTransfer } from './truncated-transfers';
 import { injectionPlacement } from './fidelity-injection';
+import { providerDesktop, type FidelityDesktop } from './fidelity-provider';
 import type { FidelityRecord, FidelityWarning } from './fidelity-schema';
 import type { SetupStep } from './setup-step-schema';
 import type { SetupWarnings } from './setup-warnings-schema';
@@ -11,15 +12,12 @@ export interface FidelityInput {
   readonly domain: string;
   /** `{domain}/{task id}[__inject__…]` */
   readonly run: string;
-  /** `podman` / `docker` / `kubernetes`: the same offline desktop as `local`, as a container image. */
-  readonly provider: 'local' | 'vmware' | 'podman' | 'docker' | 'kubernetes';
+  /** The provider's id; `desktop` (required for one that is not bundled): which desktop it runs. */
+  readonly provider: string;
+  readonly desktop?: FidelityDesktop;
   /** The VS Code the local desktop's `code` runs (ignored for vmware: upstream's VM has the real one). */
   readonly vscode?: 'real' | 'web' | 'stand-in';
-  /**
-   * podman / docker: how the container's `sudo` worked, as its provider probed it at start (the
-   * image's sudo group and the engine's seccomp profile). Undefined: `unavailable`. Ignored for
-   * local (always in-namespace) and vmware (upstream's sudo).
-   */
+  /** An image desktop's `sudo` as probed at start; undefined: `unavailable`. Ignored for others. */
   readonly sudo?: 'in-namespace' | 'unavailable';
   /** Whether the sandbox has network (`--network`). @default 'off' */
   readonly network?: 'off' | 'on';
@@ -232,15 +230,16 @@ function judgeWarning(
 }
 
 /**
- * How a run's environment differed from upstream's VM, per component, and the verdict: the run is
- * faithful when no component differs in a way the agent can see. Pure: the caller gathers the
- * facts (which VS Code, which apps, the run's setup_warnings.json, the first observation).
+ * How a run's environment differed from upstream's VM, per component, and the verdict: faithful when
+ * no component differs in a way the agent can see. Pure: the caller gathers the facts (VS Code, apps,
+ * setup_warnings.json, the first observation). @throws {Error} for a provider id of the wrong shape,
+ * or one not bundled without `desktop`.
  */
 export function fidelityRecord(input: FidelityInput): FidelityRecord {
   const reasons: string[] = [];
   const notes: string[] = [];
-  // The embedded desktop and its container image are the same offline desktop; vmware is upstream's VM.
-  const local = input.provider !== 'vmware';
+  const desktop = providerDesktop(input.provider, input.desktop);
+  const local = desktop !== 'upstream-vm';
   const apps = requiredApps(input.task, input.domain);
   const injectionSteps = input.injectionSteps ?? [];
 
@@ -262,18 +261,18 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
   const sudoUsed = usesSudo(input.task, injectionSteps);
   const sudoMode = !sudoUsed
     ? 'not-used'
-    : input.provider === 'local'
+    : desktop === 'embedded'
       ? 'in-namespace'
       : local
         ? (input.sudo ?? 'unavailable')
         : 'vm';
   if (sudoMode === 'unavailable') reasons.push('sudo does not work in the container image');
-  if (local && input.provider !== 'local' && input.installedApps === undefined) {
+  if (desktop === 'image' && input.installedApps === undefined) {
     notes.push("the container image's applications were not checked");
   }
 
   const installed = new Set(input.installedApps ?? apps);
-  const container = local && input.provider !== 'local';
+  const container = desktop === 'image';
   const missing = apps.filter(app =>
     container && GNOME_ONLY[app] ? true : app !== 'vscode' && !installed.has(app),
   );

@@ -1,7 +1,7 @@
 // The settings of the container provider and the `run` command line they make (podman or docker).
 import { existsSync } from 'node:fs';
 import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
-import { desktopShellSetting, EGRESS_SINK_LINK, RECORDING_DNS } from '@osharm/vm-local';
+import { desktopShellSetting, EGRESS_SINK_LINK, RECORDING_DNS } from '@osharm/desktop-guest';
 import { PODMAN_SECCOMP_PROFILE } from './container-sudo';
 import { ownerId } from '@osharm/desktop-env/provider-kit';
 import { hardLimits, OWNER_LABEL } from './engine';
@@ -113,7 +113,7 @@ export function containerRunArgs(
     'no-new-privileges',
     ...(seccomp ? ['--security-opt', `seccomp=${seccomp}`] : []),
     // Unmasked /proc paths: with the engine's masks the kernel refuses a fresh proc mount in a nested
-    // user namespace, and the agent's namespace (vm-local guest/agent-ns.sh) could not be made inside.
+    // user namespace, and the agent's namespace (desktop-guest guest/agent-ns.sh) could not be made inside.
     '--security-opt',
     engine === 'podman' ? 'unmask=ALL' : 'systempaths=unconfined',
     '--read-only',
@@ -123,7 +123,7 @@ export function containerRunArgs(
     `/tmp:rw,exec,size=${tmpfs}m,mode=1777`,
     '--tmpfs',
     `/var/tmp:rw,size=${tmpfs}m,mode=1777`,
-    // crontab's spool (vm-local guest/bin/crontab), watched by the harm observer, as in the sandbox:
+    // crontab's spool (desktop-guest guest/bin/crontab), watched by the harm observer, as in the sandbox:
     // empty (podman would copy the image's root-owned spool in, which the desktop user cannot write).
     '--tmpfs',
     `/var/spool:rw,size=${tmpfs}m,mode=0755,${owned}${engine === 'podman' ? ',notmpcopyup' : ''}`,
@@ -145,12 +145,12 @@ export function containerRunArgs(
     String(s.cpus ?? 1.5),
     '--network',
     s.network ? 'bridge' : 'none',
-    // Upstream's web addresses, served inside (vm-local guest/site-tls.sh): the names resolve to the
+    // Upstream's web addresses, served inside (desktop-guest guest/site-tls.sh): the names resolve to the
     // container's own loopback, and the desktop user binds its port 443 (the port start below).
     ...DESKTOP_SITE_HOSTS.flatMap(host => ['--add-host', `${host}:127.0.0.1`]),
     '--env',
     `OSHARM_SITE_HOSTS=${DESKTOP_SITE_HOSTS.join(' ')}`,
-    // No network: name lookups go to the guest server, which records and refuses them (vm-local's
+    // No network: name lookups go to the guest server, which records and refuses them (desktop-guest's
     // guest-dns.ts); port 53 (and 443) as uid 1000 needs the container's own port start lowered.
     ...(!s.network && target.resolvConf
       ? [
@@ -160,7 +160,7 @@ export function containerRunArgs(
           `${target.resolvConf}:/etc/resolv.conf:ro`,
           '--env',
           `OSHARM_DNS_LISTEN=${RECORDING_DNS.host}:${RECORDING_DNS.port}`,
-          // The provider adds the egress sink once the container runs (vm-local's sandbox-egress.ts).
+          // The provider adds the egress sink once the container runs (desktop-guest's desktop-net.ts).
           '--env',
           `OSHARM_EGRESS_SINK=${EGRESS_SINK_LINK}`,
         ]

@@ -7,7 +7,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGuestClient, DESKTOP_SITE_HOSTS, VmProviderError } from '@osharm/desktop-env';
 import { afterAll, describe, expect, it } from 'vitest';
-import { guestRequest } from '@osharm/vm-local';
+import { guestRequest } from '@osharm/desktop-guest';
 import { createContainerProvider, DEFAULT_DESKTOP_IMAGE, OWNER_LABEL } from './index';
 import type { ContainerEngine } from './index';
 
@@ -89,7 +89,7 @@ describe.each(engines)('container provider on the real desktop image (%s)', engi
       ]);
       expect(who.output.trim().split('\n')).toEqual(['1000', '/home/user', 'none']);
       // No route out without `network`; the lookup is recorded by the guest server's nameserver
-      // (vm-local guest-dns.ts) for the harm observer's mark of the step.
+      // (desktop-guest guest-dns.ts) for the harm observer's mark of the step.
       const harm = async (path: string, json: unknown) =>
         JSON.parse(
           (await guestRequest(endpoint, path, { method: 'POST', json })).body.toString('utf8'),
@@ -102,7 +102,7 @@ describe.each(engines)('container provider on the real desktop image (%s)', engi
       const baseline = await harm('/harm/baseline', {});
       expect(baseline.coverage.nameserver).toBe('127.0.0.1:53');
       expect(baseline.degraded).toEqual([]);
-      // The egress sink (vm-local sandbox-egress.ts) the provider added in the container's own
+      // The egress sink (desktop-guest desktop-net.ts) the provider added in the container's own
       // namespace: the default route goes there, a connection to a literal address waits in
       // SYN_SENT and times out after one SYN retry.
       const sink = await client.execute([
@@ -208,7 +208,7 @@ except OSError as error:
         expect(useradd.output.trim().split('\n').pop()).not.toContain('x:x:2000');
         const wrong = await client.execute(['/bin/sh', '-c', 'echo wrong | sudo -S -k id -u']);
         expect(wrong.returncode).not.toBe(0);
-        // The record is the guest server's (vm-local guest-record-log.ts), hidden from the agent's
+        // The record is the guest server's (desktop-guest guest-record-log.ts), hidden from the agent's
         // side: read it as the harness does, through /file.
         const log = await client.getFile('/run/user/1000/osharm/records/sudo.log');
         const outcomes = (log?.toString('utf8') ?? '')

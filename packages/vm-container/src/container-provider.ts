@@ -18,8 +18,8 @@ import {
   desktopShellSetting,
   readDesktopShell,
   sandboxResolvConf,
-} from '@osharm/vm-local';
-import type { DesktopShell } from '@osharm/vm-local';
+} from '@osharm/desktop-guest';
+import type { DesktopShell } from '@osharm/desktop-guest';
 import {
   containerRunArgs,
   DEFAULT_DESKTOP_IMAGE,
@@ -281,7 +281,7 @@ export class ContainerProvider implements VmProviderV1 {
   }
 
   /**
-   * Without a network: the egress sink in the container's own network namespace (vm-local's
+   * Without a network: the egress sink in the container's own network namespace (@osharm/desktop-guest's
    * addEgressSink, joined through the container's first process), so that connections to literal
    * addresses wait and are recorded. Failing, the desktop still starts; its harm record says so.
    */

@@ -1,4 +1,4 @@
-// sudo in the desktop container: root of a nested user namespace (vm-local's guest/bin/sudo), which
+// sudo in the desktop container: root of a nested user namespace (desktop-guest's guest/bin/sudo), which
 // needs the desktop user in group sudo and a seccomp profile that allows unprivileged user namespaces.
 import type { GuestEndpoint, ProviderSudoMode } from '@osharm/desktop-env';
 import { createGuestClient } from '@osharm/desktop-env';

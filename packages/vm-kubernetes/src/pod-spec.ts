@@ -57,7 +57,7 @@ export interface PodOptions {
   /** `spec.activeDeadlineSeconds`: the pod is ended after this long whatever happens. @default 21600 (6 h) */
   readonly activeDeadlineSeconds?: number;
   /**
-   * The agent's own namespace inside the desktop (vm-local guest/agent-ns.sh: the agent cannot
+   * The agent's own namespace inside the desktop (desktop-guest guest/agent-ns.sh: the agent cannot
    * signal, ptrace or see the guest server, the observer or the pod's first process). It needs a
    * nested user namespace and a fresh /proc mount: the pod runs in its own user namespace
    * (`hostUsers: false`, Kubernetes ≥ 1.33 with a runtime that supports it) with an unmasked /proc
@@ -137,11 +137,11 @@ export function podSpecFor(options: PodOptions): V1Pod {
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? 21_600,
       ...(options.runtimeClassName ? { runtimeClassName: options.runtimeClassName } : {}),
       ...(agentNamespace ? { hostUsers: false } : {}),
-      // Upstream's web addresses, served inside (vm-local guest/site-tls.sh): the names resolve to
+      // Upstream's web addresses, served inside (desktop-guest guest/site-tls.sh): the names resolve to
       // the pod's own loopback.
       hostAliases: [{ ip: '127.0.0.1', hostnames: [...DESKTOP_SITE_HOSTS] }],
       // Without a network, name lookups go to the guest server's recording nameserver on the pod's
-      // loopback (vm-local guest-dns.ts: recorded for the harm observer, refused).
+      // loopback (desktop-guest guest-dns.ts: recorded for the harm observer, refused).
       ...(options.network ? {} : { dnsPolicy: 'None', dnsConfig: { nameservers: ['127.0.0.1'] } }),
       securityContext: {
         runAsNonRoot: true,
@@ -208,7 +208,7 @@ export function podSpecFor(options: PodOptions): V1Pod {
             { name: 'home', mountPath: '/home/user' },
             { name: 'tmp', mountPath: '/tmp' },
             { name: 'var-tmp', mountPath: '/var/tmp' },
-            // crontab's spool (vm-local guest/bin/crontab), watched by the harm observer.
+            // crontab's spool (desktop-guest guest/bin/crontab), watched by the harm observer.
             { name: 'var-spool', mountPath: '/var/spool' },
             { name: 'run', mountPath: '/run' },
             { name: 'shm', mountPath: '/dev/shm' },

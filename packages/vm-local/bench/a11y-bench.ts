@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createLocalProvider, guestRequest } from '../dist/index.js';
+import { guestRequest } from '@osharm/desktop-guest';
+import { createLocalProvider } from '../dist/index.js';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 
 const { values } = parseArgs({
@@ -26,7 +27,7 @@ const desktops = Number(values.desktops);
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const oldHelper = execFileSync(
   'git',
-  ['show', `${values.before}:packages/vm-local/guest/desktop_helper.py`],
+  ['show', `${values.before}:packages/desktop-guest/guest/desktop_helper.py`],
   { cwd: repo, encoding: 'utf8' },
 );
 
@@ -98,7 +99,7 @@ const providers = Array.from({ length: desktops }, () =>
 try {
   const endpoints = await Promise.all(providers.map(prepare));
   await new Promise(resolve => setTimeout(resolve, 3_000));
-  const current = '/opt/osharm/vm-local/guest';
+  const current = '/opt/osharm/desktop-guest/guest';
   const results: Record<'before' | 'now', Figures> = {
     before: { ms: [], walkerCpu: [], officeCpu: [], loads: [], line: '' },
     now: { ms: [], walkerCpu: [], officeCpu: [], loads: [], line: '' },

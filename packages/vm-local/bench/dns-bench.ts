@@ -4,7 +4,8 @@
 // over. Printed, not asserted.
 // Run:  pnpm --filter @osharm/vm-local bench:dns   [-- --lookups 200]
 import { parseArgs } from 'node:util';
-import { createLocalProvider, guestRequest } from '../dist/index.js';
+import { guestRequest } from '@osharm/desktop-guest';
+import { createLocalProvider } from '../dist/index.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter(argument => argument !== '--'),

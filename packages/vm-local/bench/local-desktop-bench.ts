@@ -1,6 +1,7 @@
 // Measures the local desktop against the targets. Run: pnpm --filter @osharm/vm-local bench
 // (builds first; needs the Debian packages of docs/packages/vm-local.md). Prints one table.
-import { createLocalProvider, guestRequest } from '../dist/index.js';
+import { guestRequest } from '@osharm/desktop-guest';
+import { createLocalProvider } from '../dist/index.js';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 
 const median = (values: number[]): number => {

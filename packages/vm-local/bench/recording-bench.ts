@@ -3,7 +3,8 @@
 //   pnpm --filter @osharm/vm-local bench:recording   [-- --seconds 30]
 // Prints one table. The machine is shared: treat the figures as indicative.
 import { parseArgs } from 'node:util';
-import { createLocalProvider, guestRequest } from '../dist/index.js';
+import { guestRequest } from '@osharm/desktop-guest';
+import { createLocalProvider } from '../dist/index.js';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '30' } } });

@@ -6,7 +6,8 @@
 // (builds first; needs the Debian packages of docs/packages/vm-local.md). Prints one table and the load.
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createLocalProvider, guestRequest } from '../dist/index.js';
+import { guestRequest } from '@osharm/desktop-guest';
+import { createLocalProvider } from '../dist/index.js';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 
 const { values } = parseArgs({

@@ -4,7 +4,8 @@
 //          "<file> - Visual Studio Code" in `wmctrl -l` (server start + Chromium + workbench)
 //   folder: VS Code running, `code <folder>` → its new window
 //   file:  VS Code running, `code <file>` → the open window shows it
-import { createLocalProvider, guestRequest, localVscode } from '../dist/index.js';
+import { guestRequest } from '@osharm/desktop-guest';
+import { createLocalProvider, localVscode } from '../dist/index.js';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 
 const runs = Number(process.env.RUNS ?? 5);

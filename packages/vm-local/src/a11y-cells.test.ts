@@ -14,7 +14,7 @@ import {
   skipReason,
   waitFor,
 } from './__fixtures__/local-desktop-fixture';
-import { guestRequest } from './local-guest-request';
+import { guestRequest } from '@osharm/desktop-guest';
 import { createLocalProvider } from './local-provider';
 
 interface Walk {
@@ -35,7 +35,7 @@ async function walk(
 ): Promise<Walk> {
   const result = await sh(
     endpoint,
-    `cd /opt/osharm/vm-local/guest && /usr/bin/python3 -c "
+    `cd /opt/osharm/desktop-guest/guest && /usr/bin/python3 -c "
 import json, sys, desktop_helper as d
 request = {'mode': '${mode}', 'deadline_ms': ${deadlineMs}, 'cell_reader': '${cellReader}'}
 r = d.accessibility(request)

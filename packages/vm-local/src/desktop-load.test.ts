@@ -11,7 +11,7 @@ import {
 } from '@osharm/desktop-env';
 import type { TaskConfig } from '@osharm/task-schema';
 import { convertInside, post, sh, skipReason, waitFor } from './__fixtures__/local-desktop-fixture';
-import { guestRequest } from './local-guest-request';
+import { guestRequest } from '@osharm/desktop-guest';
 import { createLocalProvider } from './local-provider';
 
 /** Whether the host's Python (xml.dom.minidom, as strict as lxml on well-formedness) parses it. */

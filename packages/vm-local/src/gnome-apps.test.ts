@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
-import { guestRequest } from './local-guest-request';
+import { guestRequest } from '@osharm/desktop-guest';
 import { sh, skipReason } from './__fixtures__/local-desktop-fixture';
 import { createLocalProvider } from './local-provider';
 import { checkLocalDesktopRequirements } from './local-requirements';

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import { sh, skipReason, waitFor } from './__fixtures__/local-desktop-fixture';
-import { guestRequest } from './local-guest-request';
+import { guestRequest } from '@osharm/desktop-guest';
 import { createLocalProvider } from './local-provider';
 
 const TRAJECTORIES =

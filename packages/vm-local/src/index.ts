@@ -1,4 +1,6 @@
-// @osharm/vm-local: the embedded default environment (a sandboxed local desktop per task).
+// @osharm/vm-local: the embedded default environment (a sandboxed local desktop per task). The
+// desktop's inside (the guest server, its files, the shell choice, the nameserver and egress sink)
+// is @osharm/desktop-guest's.
 
 // provider
 export { createLocalProvider, LocalProvider } from './local-provider';
@@ -10,26 +12,8 @@ export type { DesktopCapacity } from './local-capacity';
 export { checkLocalDesktopRequirements, defaultLocalApps } from './local-requirements';
 export type { LocalApp, LocalDesktopRequirements, MissingRequirement } from './local-requirements';
 export { localVscode, vscodeWebBuildDir } from './local-vscode';
-export { RECORDING_DNS, sandboxResolvConf, slirp4netnsPath } from './sandbox-network';
 export type { LocalVscode } from './local-vscode';
+export { slirp4netnsPath } from './sandbox-network';
 export { SANDBOX_SITE_BACKEND_PORT, SANDBOX_SITE_HOSTS } from './sandbox-sites';
-export { addEgressSink, EGRESS_SINK_LINK } from './sandbox-egress';
-export type { EgressSink } from './sandbox-egress';
-export { DESKTOP_SHELLS, desktopShellSetting, readDesktopShell } from './desktop-shell';
-export type { DesktopShell, DesktopShellName } from './desktop-shell';
-
-// guest server (also the `osharm-guest-server` bin)
-export { createGuestServer } from './guest-server';
-export type { GuestServer, GuestServerOptions } from './guest-server';
-export { DEFAULT_RECORDING_SETTINGS } from './guest-recording';
-export { startDnsRecorder } from './guest-dns';
-export type { DnsRecorder, DnsRecorderOptions, ObservedLookup } from './guest-dns';
-export type { RecordingSettings } from './guest-recording';
-
-// a one-request client for the endpoint (health checks, scripts)
-export { guestRequest } from './local-guest-request';
-export type { GuestRequestOptions, GuestResponse } from './local-guest-request';
-
-// the host's channel to a desktop's guest socket (also used by @osharm/vm-container)
 
 export { VERSION } from './version';

@@ -11,7 +11,7 @@ import {
   skipReason,
   waitFor,
 } from './__fixtures__/local-desktop-fixture';
-import { guestRequest } from './local-guest-request';
+import { guestRequest } from '@osharm/desktop-guest';
 import { createLocalProvider } from './local-provider';
 
 async function windows(endpoint: GuestEndpoint): Promise<string> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import { postJson, sh, skipReason } from './__fixtures__/local-desktop-fixture';
-import type { ObservedLookup } from './guest-dns';
+import type { ObservedLookup } from '@osharm/desktop-guest';
 import { createLocalProvider } from './local-provider';
 
 // The desktop's name lookups, recorded by the guest server's nameserver (guest-dns.ts) in the real

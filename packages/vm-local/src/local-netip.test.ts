@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import { postJson, sh, skipReason } from './__fixtures__/local-desktop-fixture';
-import type { ObservedConnection } from './guest-harm-net';
+import type { ObservedConnection } from '@osharm/desktop-guest';
 import { createLocalProvider } from './local-provider';
 
-// Connections to literal IP addresses in the real sandbox: the egress sink (sandbox-egress.ts) makes
+// Connections to literal IP addresses in the real sandbox: the egress sink (@osharm/desktop-guest's addEgressSink) makes
 // the agent's attempt wait and time out in seconds instead of failing at once, the harm observer's
 // mark lists it with its sender, and the agent cannot take the route away.
 

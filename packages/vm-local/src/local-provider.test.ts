@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VmProviderError } from '@osharm/desktop-env';
 import { post, sh, skipReason, waitFor } from './__fixtures__/local-desktop-fixture';
-import { guestRequest } from './local-guest-request';
+import { guestRequest } from '@osharm/desktop-guest';
 import { createLocalProvider } from './local-provider';
 import { checkLocalDesktopRequirements } from './local-requirements';
 

@@ -6,12 +6,11 @@ import { warmSpareSetting } from './local-capacity';
 import { guestRequest } from './local-guest-request';
 import { defaultWorkDir, startSandbox } from './local-sandbox';
 import { defaultResourceLimits } from './sandbox-limits';
-import { recordingSettings, type RecordingSettings } from './guest-recording';
+import { desktopShellSetting, recordingSettings } from '@osharm/desktop-guest';
+import type { DesktopShell, DesktopShellName, RecordingSettings } from '@osharm/desktop-guest';
 import type { RunningSandbox } from './local-sandbox';
 import type { SudoAttempt } from './sandbox-sudo-log';
 import type { SystemServiceCall } from './sandbox-system-log';
-import { desktopShellSetting } from './desktop-shell';
-import type { DesktopShell, DesktopShellName } from './desktop-shell';
 
 /** Settings of {@link createLocalProvider}. Every field is optional. */
 export interface LocalProviderSettings {

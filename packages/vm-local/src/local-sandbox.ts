@@ -8,7 +8,6 @@ import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import {
   bridgePort,
@@ -18,18 +17,20 @@ import {
   socketBridge,
   tunnelBridge,
 } from '@osharm/desktop-env/provider-kit';
-import { guestRequest } from './local-guest-request';
+import {
+  addEgressSink,
+  guestPackageDir,
+  guestRequest,
+  RECORDING_DNS,
+  readDesktopShell,
+  sandboxResolvConf,
+} from '@osharm/desktop-guest';
+import type { DesktopShell, DesktopShellName, RecordingSettings } from '@osharm/desktop-guest';
 import { bubblewrapArgs, inside } from './sandbox-args';
 import { createSandboxLimits, removeStaleCgroups } from './sandbox-limits';
 import type { LimitUsage, ResourceLimits } from './sandbox-limits';
 import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
-import {
-  attachNetwork,
-  readChildPid,
-  RECORDING_DNS,
-  sandboxDnsEnv,
-  sandboxResolvConf,
-} from './sandbox-network';
+import { attachNetwork, readChildPid, sandboxDnsEnv } from './sandbox-network';
 import type { SandboxNetwork } from './sandbox-network';
 import {
   lowerSandboxPortStart,
@@ -37,15 +38,11 @@ import {
   SANDBOX_SITE_HOSTS,
   sandboxHostsFile,
 } from './sandbox-sites';
-import { addEgressSink } from './sandbox-egress';
 import { createStateDir, reapStaleStateDirs } from './sandbox-state';
 import { readSudoLog } from './sandbox-sudo-log';
 import type { SudoAttempt } from './sandbox-sudo-log';
 import { readSystemLog } from './sandbox-system-log';
 import type { SystemServiceCall } from './sandbox-system-log';
-import type { RecordingSettings } from './guest-recording';
-import { readDesktopShell } from './desktop-shell';
-import type { DesktopShell, DesktopShellName } from './desktop-shell';
 
 /** Ports inside the sandbox that get a host-side TCP bridge. */
 const bridgedPorts = { cdp: 9222, vlc: 8080 } as const;
@@ -68,7 +65,7 @@ export interface SandboxOptions {
   readonly tcpPort: number | undefined;
   /** The Node binary to run the guest server with. @default process.execPath */
   readonly nodePath?: string;
-  /** The package directory to bind (dist/ and guest/). @default this package */
+  /** The guest package directory to bind (dist/ and guest/). @default @osharm/desktop-guest's */
   readonly packageDir?: string;
   /** User-mode networking (slirp4netns); default: no network, only the sandbox's own loopback. */
   readonly network?: boolean;
@@ -99,11 +96,6 @@ export interface RunningSandbox {
   readonly exited: boolean;
   /** Kills everything inside and removes the host-side state. Idempotent. */
   destroy(): Promise<void>;
-}
-
-/** The package root (holding `dist/` and `guest/`), from `src/` or `dist/` alike. */
-export function packageRoot(): string {
-  return fileURLToPath(new URL('..', import.meta.url));
 }
 
 function isRoot(): boolean {
@@ -137,10 +129,10 @@ async function writeStateFiles(stateDir: string, packageDir: string): Promise<vo
  *   or (as root) the unprivileged host account cannot read the package.
  */
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
-  const packageDir = options.packageDir ?? packageRoot();
+  const packageDir = options.packageDir ?? realpathSync(guestPackageDir());
   if (!existsSync(join(packageDir, 'dist', 'guest-server-bin.js'))) {
     throw new Error(
-      `${join(packageDir, 'dist', 'guest-server-bin.js')} is missing: build @osharm/vm-local first`,
+      `${join(packageDir, 'dist', 'guest-server-bin.js')} is missing: build @osharm/desktop-guest first`,
     );
   }
   await mkdir(options.workDir, { recursive: true });
@@ -307,7 +299,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     );
     // HTTPS for the site hosts on port 443 of the sandbox's own namespace (guest/site-tls.sh), the
     // recording nameserver on port 53 (guest-dns.ts) and, without a network, the egress sink
-    // (sandbox-egress.ts): without them the desktop still starts; the harm record says so.
+    // (@osharm/desktop-guest's addEgressSink): without them the desktop still starts; the harm record says so.
     const logError = (error: Error) =>
       appendLog(Buffer.from(`osharm vm-local: ${error.message}\n`));
     await lowerSandboxPortStart(childPid, RECORDING_DNS.port).catch(logError);

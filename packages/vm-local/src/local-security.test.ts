@@ -23,9 +23,8 @@ import {
   skipReason,
   waitFor,
 } from './__fixtures__/local-desktop-fixture';
-import { guestRequest } from './local-guest-request';
+import { guestPackageDir, guestRequest } from '@osharm/desktop-guest';
 import { createLocalProvider } from './local-provider';
-import { packageRoot } from './local-sandbox';
 
 /** sha256 of every file under a directory (relative path → digest). */
 function digestTree(directory: string): Record<string, string> {
@@ -70,11 +69,11 @@ echo "attack as uid $(id -u)"
 for t in ${quoted} /work /root /opt/osharm /usr/share/doc /etc/passwd /var/lib; do rm -rf "$t" 2>&1 | tail -1; done
 for t in ${quoted}; do mkdir -p "$t" && echo pwned > "$t/pwned"; done
 echo pwned > /etc/osharm-pwned; echo pwned > /root/osharm-pwned; echo pwned > /usr/bin/osharm-pwned; echo pwned > /var/lib/osharm-pwned
-echo pwned > /opt/osharm/vm-local/osharm-pwned
+echo pwned > /opt/osharm/desktop-guest/osharm-pwned
 # 3. escape attempts: remount, umount, new mounts, a nested user namespace
-mount -o remount,rw / ; mount -o remount,rw /usr ; mount -o remount,bind,rw /opt/osharm/vm-local
+mount -o remount,rw / ; mount -o remount,rw /usr ; mount -o remount,bind,rw /opt/osharm/desktop-guest
 umount -l /tmp ; umount /usr ; mount -t tmpfs none /mnt
-unshare -Urm sh -c 'mount -o remount,rw /usr; mount -o remount,bind,rw /opt/osharm/vm-local; umount -l /usr; echo pwned > /opt/osharm/vm-local/osharm-pwned; echo pwned > /usr/osharm-pwned'
+unshare -Urm sh -c 'mount -o remount,rw /usr; mount -o remount,bind,rw /opt/osharm/desktop-guest; umount -l /usr; echo pwned > /opt/osharm/desktop-guest/osharm-pwned; echo pwned > /usr/osharm-pwned'
 ATTACK
 bash /tmp/attack.sh
 # 4. privileges: the user has none; sudo's root (password \`password\`) is root of a nested namespace
@@ -99,16 +98,16 @@ describe.skipIf(skipReason !== undefined).each(variants)(
     let endpoint: GuestEndpoint;
     const canaries: string[] = [];
     let before: Record<string, Record<string, string>> = {};
-    const guestDir = join(packageRoot(), 'guest');
+    const guestDir = join(guestPackageDir(), 'guest');
 
     beforeAll(async () => {
       canaries.push(makeCanary(join(tmpdir(), 'osharm-vm-local-test')));
       // A canary under /work (the parent of the repository), falling back to the package directory.
-      const workParent = resolve(packageRoot(), '..', '..', '..');
+      const workParent = resolve(guestPackageDir(), '..', '..', '..');
       try {
         canaries.push(makeCanary(join(workParent, '.osharm-vm-local-canaries')));
       } catch {
-        canaries.push(makeCanary(join(packageRoot(), '.canaries')));
+        canaries.push(makeCanary(join(guestPackageDir(), '.canaries')));
       }
       before = Object.fromEntries(
         [...canaries, guestDir].map(directory => [directory, digestTree(directory)]),
@@ -148,7 +147,7 @@ describe.skipIf(skipReason !== undefined).each(variants)(
       ]) {
         expect(existsSync(path)).toBe(false);
       }
-      expect(existsSync(join(packageRoot(), 'osharm-pwned'))).toBe(false);
+      expect(existsSync(join(guestPackageDir(), 'osharm-pwned'))).toBe(false);
     };
 
     it('host secrets and host directories are not visible inside', async () => {

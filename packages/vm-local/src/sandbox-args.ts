@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 
 /** Where things are inside every sandbox. */
 export const inside = {
-  package: '/opt/osharm/vm-local',
+  package: '/opt/osharm/desktop-guest',
   node: '/opt/osharm/node',
   /** Debian's python3, execute-only, for the guest server's desktop helpers. */
   python: '/opt/osharm/python3',

@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, renameSync, rmSync, symlinkSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guestRequest } from './local-guest-request';
+import { guestRequest } from '@osharm/desktop-guest';
 import { sandboxOptions, sh, skipReason } from './__fixtures__/local-desktop-fixture';
 import { startSandbox } from './local-sandbox';
 import type { RunningSandbox } from './local-sandbox';

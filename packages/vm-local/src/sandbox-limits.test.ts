@@ -13,10 +13,11 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { guestRequest } from './local-guest-request';
+import { guestRequest } from '@osharm/desktop-guest';
 import { post, sandboxOptions, sh, skipReason } from './__fixtures__/local-desktop-fixture';
-import { packageRoot, startSandbox } from './local-sandbox';
+import { startSandbox } from './local-sandbox';
 import type { RunningSandbox } from './local-sandbox';
 
 const isRoot = process.getuid?.() === 0;
@@ -189,7 +190,7 @@ describe.skipIf(skipReason !== undefined)('state of a killed harness', () => {
   it('is reaped by the next start; directories of live or unknown owners stay', async () => {
     // A harness that starts a desktop and is then killed (SIGKILL: no clean-up ran).
     const script = `
-      const { createLocalProvider } = await import(${JSON.stringify(join(packageRoot(), 'dist', 'index.js'))});
+      const { createLocalProvider } = await import(${JSON.stringify(fileURLToPath(new URL('../dist/index.js', import.meta.url)))});
       await createLocalProvider({ workDir: ${JSON.stringify(workDir)} }).start();
       console.log('STARTED');
       setInterval(() => {}, 1000);`;

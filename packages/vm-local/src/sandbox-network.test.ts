@@ -1,7 +1,7 @@
 // The opt-in network of the local desktop (`network: true`, slirp4netns): the desktop gets an
 // interface, a default route and slirp's DNS, reaches a host service on a non-loopback address, and
 // never a service on the host's loopback. Without it only the desktop's own loopback and the egress
-// sink (sandbox-egress.ts: a link with no other end, where the default routes drop every packet).
+// sink (@osharm/desktop-guest's addEgressSink: a link with no other end, where the default routes drop every packet).
 import { createServer, type Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { EGRESS_SINK_LINK } from './sandbox-egress';
+import { EGRESS_SINK_LINK, RECORDING_DNS } from '@osharm/desktop-guest';
 
 // Opt-in network for a sandbox (`network: true`): user-mode networking by slirp4netns (Debian's
 // package) attached to the sandbox's own network namespace. The sandbox gets `tap0` (10.0.2.100/24,
@@ -27,23 +27,8 @@ export function slirp4netnsPath(): string | undefined {
 }
 
 /**
- * Where the guest server answers DNS in every sandbox (guest-dns.ts): every lookup is recorded for
- * the harm observer, then refused (no network) or passed on to {@link SLIRP_DNS} (a network).
- */
-export const RECORDING_DNS = { host: '127.0.0.1', port: 53 } as const;
-
-/**
- * The text of the sandbox's /etc/resolv.conf: the guest server's recording nameserver, which
- * refuses each query (no network; a refusal is final at once) or passes it on to slirp4netns'
- * forwarder. Never the host's nameservers.
- */
-export function sandboxResolvConf(): string {
-  return `nameserver ${RECORDING_DNS.host}\n`;
-}
-
-/**
  * The guest server's network settings (guest/sandbox-session.sh reads them): the nameserver, and
- * without a network the egress sink the provider adds (sandbox-egress.ts).
+ * without a network the egress sink the provider adds (@osharm/desktop-guest's addEgressSink).
  */
 export function sandboxDnsEnv(network: boolean): Record<string, string> {
   return {

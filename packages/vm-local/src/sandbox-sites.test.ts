@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import { sh, skipReason } from './__fixtures__/local-desktop-fixture';
-import { guestRequest } from './local-guest-request';
+import { guestRequest } from '@osharm/desktop-guest';
 import { createLocalProvider } from './local-provider';
 import { SANDBOX_SITE_BACKEND_PORT, SANDBOX_SITE_HOSTS, sandboxHostsFile } from './sandbox-sites';
 

@@ -1,5 +1,5 @@
 import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
-import { runInSandboxNetns } from './sandbox-netns';
+import { runInSandboxNetns } from '@osharm/desktop-guest';
 
 // Upstream's web addresses inside the sandbox (guest/site-tls.sh serves them): the host names
 // resolve to the sandbox's own loopback through its own /etc/hosts (bound read-only over the
@@ -23,7 +23,7 @@ export function sandboxHostsFile(hostname: string, sites: readonly string[]): st
   ].join('\n');
 }
 
-// Sets the unprivileged port start inside the sandbox's network namespace (sandbox-netns.ts).
+// Sets the unprivileged port start inside the sandbox's network namespace (@osharm/desktop-guest's runInSandboxNetns).
 const LOWER_PORTS = String.raw`
 with open("/proc/sys/net/ipv4/ip_unprivileged_port_start", "w") as handle:
     handle.write(sys.argv[2])

@@ -1,5 +1,5 @@
 import type { GuestEndpoint } from '@osharm/desktop-env';
-import { guestRequest } from './local-guest-request';
+import { readStateLines } from '@osharm/desktop-guest';
 import { inside } from './sandbox-args';
 
 // The record of `sudo` / `su` inside a sandbox: what the stand-ins write and how the host reads it.
@@ -16,9 +16,6 @@ const sudoOutcomeNames = [
   'usage',
 ] as const;
 const sudoOutcomes: ReadonlySet<string> = new Set(sudoOutcomeNames);
-
-/** The largest record (sudo log, system log) the host reads back. */
-const sudoLogCapBytes = 1024 * 1024;
 
 /** How a `sudo` / `su` invocation ended (the stand-ins' record; see docs "sudo"). */
 export type SudoOutcome = (typeof sudoOutcomeNames)[number];
@@ -39,36 +36,6 @@ export interface SudoAttempt {
   readonly outcome: SudoOutcome | 'unknown';
   /** The same as `outcome === 'granted'`. */
   readonly granted: boolean;
-}
-
-/**
- * The lines of a JSON-lines record the desktop keeps (on /run's tmpfs), read through the guest
- * channel, capped at 1 MiB; none when the file does not exist. In `inside.state` the agent can
- * rewrite it, as any file of the desktop user; in `inside.records` (the sudo and system logs:
- * guest-record-log.ts) it cannot.
- */
-export async function readStateLines(
-  endpoint: GuestEndpoint,
-  name: string,
-  what: string,
-  dir: string = inside.state,
-): Promise<string[]> {
-  const response = await guestRequest(endpoint, '/file', {
-    method: 'POST',
-    body: {
-      data: new URLSearchParams({ file_path: `${dir}/${name}` }).toString(),
-      contentType: 'application/x-www-form-urlencoded',
-    },
-    maxBytes: sudoLogCapBytes,
-    timeoutMs: 10_000,
-  });
-  if (response.status === 404) return [];
-  if (response.status !== 200)
-    throw new Error(`reading the ${what} failed: HTTP ${response.status}`);
-  return response.body
-    .toString('utf8')
-    .split('\n')
-    .filter(line => line.trim() !== '');
 }
 
 /** Reads the sudo log the stand-in keeps inside the sandbox (see {@link readStateLines}). */

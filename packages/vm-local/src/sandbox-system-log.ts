@@ -1,6 +1,6 @@
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import { inside } from './sandbox-args';
-import { readStateLines } from './sandbox-sudo-log';
+import { readStateLines } from '@osharm/desktop-guest';
 
 // The record of what the desktop's system services were asked to do (guest/system/system_log.py):
 // polkit decisions, the account tools accounts-daemon ran, the UDisks2 stand-in's calls.

@@ -1,5 +1,5 @@
-// Starts the REAL guest server of @osharm/vm-local (its built `osharm-guest-server` bin) on its own
-// Xvfb display, over a unix socket with a token, for desktop-env's integration tests. vm-local
+// Starts the REAL guest server of @osharm/desktop-guest (its built `osharm-guest-server` bin) on its own
+// Xvfb display, over a unix socket with a token, for desktop-env's integration tests. desktop-guest
 // depends on desktop-env, so the server runs as a separate process (no package import, no cycle).
 // It runs unsandboxed here: guest paths are paths under the temporary home it is given.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,7 +10,7 @@ import { createGuestClient, type UndiciGuestClient } from '../guest-client-undic
 /** The built guest server bin (or `OSHARM_GUEST_SERVER_BIN`). */
 export const REAL_GUEST_SERVER_BIN =
   process.env.OSHARM_GUEST_SERVER_BIN ??
-  fileURLToPath(new URL('../../../vm-local/dist/guest-server-bin.js', import.meta.url));
+  fileURLToPath(new URL('../../../desktop-guest/dist/guest-server-bin.js', import.meta.url));
 
 /** What is missing to run the real server with these programs (empty when all is there). */
 export function missingForRealGuestServer(programs: readonly string[]): string[] {

@@ -2,7 +2,7 @@
  * A test double of the guest for the evaluator tests: files live under a host temp directory
  * (guest path `/home/user/x` is `<root>/home/user/x`), `/execute` answers come from a script the
  * test supplies, and every call is recorded. It stands in for the guest only; the real guest
- * server is vm-local's.
+ * server is @osharm/desktop-guest's.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -2,12 +2,11 @@
 import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import type { GuestEndpoint } from '@osharm/desktop-env';
-import { guestRequest } from '../local-guest-request';
-import type { GuestResponse } from '../local-guest-request';
+import { DEFAULT_RECORDING_SETTINGS, guestRequest } from '@osharm/desktop-guest';
+import type { GuestResponse } from '@osharm/desktop-guest';
 import { defaultWorkDir } from '../local-sandbox';
 import type { SandboxOptions } from '../local-sandbox';
 import { defaultResourceLimits } from '../sandbox-limits';
-import { DEFAULT_RECORDING_SETTINGS } from '../guest-recording';
 
 function onPath(program: string): boolean {
   return ['/usr/bin', '/bin', '/usr/local/bin'].some(directory => {
