@@ -44,7 +44,7 @@ fi
 # the server binds it at its start, before anything of the agent's runs (src/guest-dns.ts);
 # OSHARM_DNS_FORWARD: with a network, where it passes the queries on (slirp4netns' forwarder).
 # OSHARM_EGRESS_SINK: without one, the link the provider adds with the default routes
-# (src/sandbox-egress.ts): connection attempts to literal IP addresses wait there and are recorded.
+# (src/desktop-net.ts): connection attempts to literal IP addresses wait there and are recorded.
 echo "guest-server-exec $EPOCHREALTIME" >>/run/osharm/start-phases
 # shellcheck disable=SC2086
 exec "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" ${OSHARM_LISTEN:---socket /run/harness/guest.sock} \
