@@ -13,7 +13,7 @@ import {
 import { rename } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { redactSecrets } from './secrets';
-import { UnsafeFileError } from './trajectory-file';
+import { realDirPath, UnsafeFileError } from './trajectory-file';
 
 /**
  * Makes sure every directory of `relativeDir` under `root` is a real directory inside `root`
@@ -103,18 +103,11 @@ export async function writeArtifact(
   const content = redactSecrets(text);
   // A remembered dir or real root is tried first; when the temp file's real path shows it stale
   // (a dir re-pointed since), everything is checked once more from scratch.
+  const key = `${base}\0${relativeDir}`;
   for (const trusting of [true, false]) {
-    const key = `${base}\0${relativeDir}`;
-    if (!trusting) {
-      verifiedDirs.delete(key);
-      realRoots.delete(base);
-    }
+    if (!trusting) verifiedDirs.delete(key);
     const dir = verifiedDirs.has(key) ? join(base, relativeDir) : walkDirInside(base, relativeDir);
-    let realBase = realRoots.get(base);
-    if (realBase === undefined) {
-      realBase = realpathSync.native(base);
-      remember(realRoots, base, realBase);
-    }
+    const realBase = realDirPath(base, !trusting);
     const path = join(dir, name);
     let temporary: string | undefined;
     try {
@@ -139,24 +132,22 @@ export async function writeArtifact(
       rmSync(temporary, { force: true });
       throw error;
     }
-    remember(verifiedDirs, key, true);
+    if (verifiedDirs.size >= VERIFIED_DIRS_KEPT)
+      verifiedDirs.delete(verifiedDirs.values().next().value!);
+    verifiedDirs.add(key);
     return path;
   }
   throw new Error('unreachable');
 }
 
-// What writeArtifact checked before in this process: each root's real path and the dirs whose
-// every component was found a real directory (a judge writes 2-3 artifacts per trajectory, dirs
-// ~10 components deep: resolving them each time was ~40 readlink calls per trajectory). Trusting
-// them is safe: each temp file's real path is read back from its descriptor and must be where the
-// checked dirs put it; if not, it is removed and everything is checked again.
-const realRoots = new Map<string, string>();
-const verifiedDirs = new Map<string, true>();
-const KEPT = 4096;
-function remember<T>(map: Map<string, T>, key: string, value: T): void {
-  if (map.size >= KEPT) map.delete(map.keys().next().value!);
-  map.set(key, value);
-}
+// The dirs writeArtifact found, component by component, real directories inside their root, in this
+// process (a judge writes 2-3 artifacts per trajectory, dirs ~10 components deep: resolving them each
+// time was ~40 readlink calls per trajectory); the root's real path is remembered beside the
+// trajectory reader's (realDirPath). Trusting them is safe: each temp file's real path is read back
+// from its descriptor and must be where the checked dirs put it; if not, it is removed and
+// everything is checked again.
+const verifiedDirs = new Set<string>();
+const VERIFIED_DIRS_KEPT = 4096;
 
 const CREATE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;

@@ -109,6 +109,21 @@ function rememberRealDir(dir: string, real: string): void {
   realDirs.set(dir, real);
 }
 
+/**
+ * The remembered real path of the (resolved) dir `dir`, resolved now when not known (also used by
+ * artifact-write.ts); `fresh` forgets the remembered one first.
+ * @throws {NodeJS.ErrnoException} when the dir does not exist.
+ */
+export function realDirPath(dir: string, fresh = false): string {
+  if (fresh) realDirs.delete(dir);
+  let real = realDirs.get(dir);
+  if (real === undefined) {
+    real = realpathSync.native(dir);
+    rememberRealDir(dir, real);
+  }
+  return real;
+}
+
 // The checks and reads below are synchronous: metadata and small reads of local files, where a
 // round trip through libuv's thread pool cost more CPU than the call itself (the judge opens ~15
 // files per trajectory; packages/judge/bench: open, fstat, readlink and realpath were its largest
@@ -130,14 +145,11 @@ function place(file: string, options: TrajectoryFileOptions): Placed {
   const target = resolve(within, file);
   if (file.includes('\0') || !inside(within, target))
     refuse(within, 'outside', `${JSON.stringify(file)} names a path outside the trajectory dir`);
-  let realWithin = realDirs.get(within);
-  if (realWithin === undefined) {
-    try {
-      realWithin = realpathSync.native(within);
-    } catch {
-      return refuse(target, 'missing', 'the trajectory dir does not exist');
-    }
-    rememberRealDir(within, realWithin);
+  let realWithin: string;
+  try {
+    realWithin = realDirPath(within);
+  } catch {
+    return refuse(target, 'missing', 'the trajectory dir does not exist');
   }
   return { within, target, realWithin };
 }
@@ -174,16 +186,14 @@ function vet(
   }
   if (!inside(placed.realWithin, real)) {
     // The remembered real dir may be stale (a parent re-pointed since): resolve it once more.
-    realDirs.delete(placed.within);
     let fresh: string | undefined;
     try {
-      fresh = realpathSync.native(placed.within);
+      fresh = realDirPath(placed.within, true);
     } catch {
       // gone meanwhile: refused below as outside
     }
     if (fresh === undefined || !inside(fresh, real))
       refuse(placed.target, 'outside', `resolves outside the trajectory dir (${real})`);
-    rememberRealDir(placed.within, fresh!);
   }
   const info = fstatSync(fd);
   if (!info.isFile())
