@@ -4,6 +4,7 @@
 // It runs unsandboxed here: guest paths are paths under the temporary home it is given.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGuestClient, type UndiciGuestClient } from '../guest-client-undici';
 
@@ -81,7 +82,17 @@ export async function startRealGuestServer(options: {
   if (options.windowManager) start('/usr/bin/openbox', [], env);
   const server = start(
     process.execPath,
-    [REAL_GUEST_SERVER_BIN, '--socket', options.socketPath, '--token', token],
+    // its own recording path: two suites' servers side by side must not share /tmp/recording.mp4 (the
+    // default), where one's start removed the other's file
+    [
+      REAL_GUEST_SERVER_BIN,
+      '--socket',
+      options.socketPath,
+      '--token',
+      token,
+      '--recording-path',
+      join(dirname(options.socketPath), 'recording.mp4'),
+    ],
     env,
   );
   let serverLog = '';
