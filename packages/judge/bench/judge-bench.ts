@@ -2,9 +2,9 @@
 //
 //   pnpm --filter @osharm/judge bench        (builds dist first; the bench imports @osharm/judge)
 //
-// (a) wall time of 150 `aer` trajectories at concurrency 16 and 1 against a stand-in answering
+// (a) wall time of 150 `aer` trajectories at concurrency 16 (median of 3 passes) and 1 against a stand-in answering
 //     after 300 ms; target ≤ 1.2 × ceil(150/16) × 0.3 s and a speed-up ≥ 12×;
-// (b) the harness's CPU per `aer` trajectory in the concurrency-16 run (target ≤ 5 ms);
+// (b) the harness's CPU per `aer` trajectory in a concurrency-16 pass, median of 3 (target ≤ 5 ms);
 // (c) peak RSS over 1,000 `default` trajectories of 15 1920×1080 screenshots at concurrency 8
 //     (target < 400 MB).
 // The stand-ins run in child processes, so (b) and (c) measure only the harness. (a) and (b) follow
@@ -26,6 +26,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const LATENCY_MS = 300;
 const AER_TRAJECTORIES = 150;
 const CONCURRENCY = 16;
+const PASSES = 3;
 const MEMORY_TRAJECTORIES = Number(process.env.BENCH_MEMORY_TRAJECTORIES ?? '1000');
 const MEMORY_STEPS = 15;
 const MEMORY_CONCURRENCY = 8;
@@ -173,7 +174,20 @@ try {
     );
     return { seconds, cpuMs: (cpu.user + cpu.system) / 1000, judged };
   };
-  const parallel = await timedRun(CONCURRENCY);
+  // Three timed passes at concurrency 16 (the process still tiers up its JIT over the first): the
+  // wall and CPU figures are their medians; each pass is printed.
+  const passes = [];
+  for (let index = 0; index < PASSES; index++) passes.push(await timedRun(CONCURRENCY));
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const parallel = {
+    seconds: median(passes.map(pass => pass.seconds)),
+    cpuMs: median(passes.map(pass => pass.cpuMs)),
+    judged: Math.min(...passes.map(pass => pass.judged)),
+  };
+  log(
+    `    median of the ${PASSES} passes at concurrency ${CONCURRENCY}: ${fixed(parallel.seconds)} s wall, CPU ${fixed(parallel.cpuMs / AER_TRAJECTORIES)} ms / trajectory`,
+  );
   const serial = await timedRun(1);
   const wallTarget = 1.2 * Math.ceil(AER_TRAJECTORIES / CONCURRENCY) * (LATENCY_MS / 1000);
   const speedUp = serial.seconds / parallel.seconds;
@@ -209,7 +223,7 @@ try {
   log();
   const cpuPerTrajectory = parallel.cpuMs / AER_TRAJECTORIES;
   log(
-    `(b) harness CPU per aer trajectory (process.cpuUsage over the concurrency-${CONCURRENCY} run / ${AER_TRAJECTORIES}; stand-ins in child processes): ${fixed(cpuPerTrajectory)} ms (target ≤ 5 ms) ${verdict(cpuPerTrajectory <= 5)}`,
+    `(b) harness CPU per aer trajectory (process.cpuUsage over a concurrency-${CONCURRENCY} pass / ${AER_TRAJECTORIES}, median of ${PASSES} passes; stand-ins in child processes): ${fixed(cpuPerTrajectory)} ms (target ≤ 5 ms) ${verdict(cpuPerTrajectory <= 5)}`,
   );
   log(
     `    (for reference: the concurrency-1 run, same work, ${fixed(serial.cpuMs / AER_TRAJECTORIES)} ms / trajectory; the untimed first pass, with its ${AER_TRAJECTORIES} caption calls and the process's one-off warm-up, ${fixed(coldCpuPerTrajectory)} ms / trajectory)`,
