@@ -117,6 +117,9 @@ export type RecorderAnswer =
   | { readonly ok: true; readonly path?: string }
   | { readonly ok: false; readonly status: number; readonly message: string };
 
+/** How long `/start_recording` waits for ffmpeg's first frame. */
+const FIRST_FRAME_WAIT_MS = 10_000;
+
 /** One ffmpeg screen recording at a time (upstream's `/start_recording` and `/end_recording`). */
 export class ScreenRecorder {
   private current: { child: ChildProcess; stderr: string; exited: boolean } | undefined;
@@ -164,9 +167,15 @@ export class ScreenRecorder {
         resolve();
       });
     });
-    // Upstream sleeps 2 s; we return as soon as ffmpeg reports its first frame.
+    // Upstream sleeps 2 s; we return as soon as ffmpeg reports its first frame, waiting up to 10 s
+    // for it (a cold or loaded machine can take longer than 2 s to load ffmpeg and grab the screen:
+    // returning earlier would leave the run's first seconds unrecorded, or the file empty).
     const started = Date.now();
-    while (!state.exited && Date.now() - started < 2_000 && !/frame=\s*\d/.test(state.stderr)) {
+    while (
+      !state.exited &&
+      Date.now() - started < FIRST_FRAME_WAIT_MS &&
+      !/frame=\s*\d/.test(state.stderr)
+    ) {
       await Promise.race([exited, new Promise(resolve => setTimeout(resolve, 50))]);
     }
     if (state.exited) {
