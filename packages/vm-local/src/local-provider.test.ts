@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,35 @@ describe('checkLocalDesktopRequirements', () => {
     for (const entry of result.missingOptional) expect(entry.neededFor).toMatch(/^the \w/);
   });
 });
+
+/** The CPU weight file (cgroup v1 cpu.shares, v2 cpu.weight) of the cgroup `pid` is in, if any. */
+function cpuWeightFile(pid: number): string | undefined {
+  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map(line => line.split(' '));
+  for (const line of readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n')) {
+    const [, controllers = '', path = ''] = line.split(':');
+    const v1 = controllers.split(',').includes('cpu');
+    const mount = mounts.find(([, , type, options = '']) =>
+      v1 ? type === 'cgroup' && options.split(',').includes('cpu') : type === 'cgroup2',
+    )?.[1];
+    if (!(v1 || (controllers === '' && line.startsWith('0::'))) || !mount) continue;
+    const file = join(mount, path, v1 ? 'cpu.shares' : 'cpu.weight');
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+/** The CPU weight files of the cgroups of the desktops whose state dirs are `stateDirs`, but `pid`'s. */
+function otherWeightFiles(pid: number, stateDirs: readonly string[]): string[] {
+  const own = cpuWeightFile(pid);
+  if (!own) return [];
+  const parent = join(own, '..', '..');
+  const name = own.split('/').at(-1)!;
+  return stateDirs
+    .map(dir => join(parent, `osharm-vm-local-${dir}`, name))
+    .filter(file => file !== own && existsSync(file));
+}
 
 describe.skipIf(skipReason !== undefined)('LocalProvider warm spare', () => {
   const workDir = mkdtempSync(join(tmpdir(), 'osharm-spare-test-'));
@@ -42,7 +71,22 @@ describe.skipIf(skipReason !== undefined)('LocalProvider warm spare', () => {
     await waitFor(async () => provider.spareStatus() !== 'starting', 300_000, 'the spare');
     expect(provider.spareStatus()).toBe('ready');
     expect(stateDirs()).toHaveLength(2);
+    // The spare waits at a low CPU weight (its start yields the cores to the run); taken over, it
+    // gets a desktop's weight back. Where the limits have a CPU weight (cgroup v1, or v2 with cpu).
+    const weightFile = cpuWeightFile(firstPid);
+    const spareWeights = () =>
+      otherWeightFiles(firstPid, stateDirs()).map(file => readFileSync(file, 'utf8').trim());
+    if (weightFile) {
+      expect(readFileSync(weightFile, 'utf8').trim()).toMatch(/^(1024|100)$/);
+      expect(spareWeights()).toEqual([weightFile.endsWith('shares') ? '128' : '12']);
+    }
     const second = await provider.revert();
+    if (weightFile) {
+      const taken = cpuWeightFile(provider.pid() as number)!;
+      expect(readFileSync(taken, 'utf8').trim()).toBe(
+        weightFile.endsWith('shares') ? '1024' : '100',
+      );
+    }
     expect(second.token).not.toBe(first.token);
     expect(second.socketPath).not.toBe(first.socketPath);
     expect(existsSync(`/proc/${firstPid}`)).toBe(false);

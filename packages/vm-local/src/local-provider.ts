@@ -4,7 +4,7 @@ import { checkLocalDesktopRequirements, defaultLocalApps } from './local-require
 import type { LocalApp } from './local-requirements';
 import { warmSpareSetting } from './local-capacity';
 import { defaultWorkDir, startSandbox } from './local-sandbox';
-import { defaultResourceLimits } from './sandbox-limits';
+import { defaultResourceLimits, type CpuWeight } from './sandbox-limits';
 import { desktopShellSetting, guestRequest, recordingSettings } from '@osharm/desktop-guest';
 import type { DesktopShell, DesktopShellName, RecordingSettings } from '@osharm/desktop-guest';
 import type { RunningSandbox } from './local-sandbox';
@@ -254,7 +254,8 @@ export class LocalProvider implements VmProviderV1 {
       status: 'starting',
       // Its first screenshot and accessibility walk start the guest server's desktop helpers:
       // done ahead too, so that the run's first observation does not wait for them.
-      sandbox: this.startOne({ abortSignal: abort.signal }).then(async started => {
+      // At an eighth of a desktop's CPU weight: its start yields the cores to the run beside it.
+      sandbox: this.startOne({ abortSignal: abort.signal }, 'background').then(async started => {
         for (const path of ['/screenshot', '/accessibility'])
           await guestRequest(started.endpoint, path, { timeoutMs: 60_000 }).catch(() => undefined);
         return started;
@@ -307,10 +308,14 @@ export class LocalProvider implements VmProviderV1 {
       await outcome.destroy();
       return undefined;
     }
+    await outcome.setCpuWeight('normal');
     return outcome;
   }
 
-  private async startOne(options: ProviderCallOptions): Promise<RunningSandbox> {
+  private async startOne(
+    options: ProviderCallOptions,
+    cpuWeight: CpuWeight = 'normal',
+  ): Promise<RunningSandbox> {
     const requirements = checkLocalDesktopRequirements({
       apps: this.settings.apps ?? defaultLocalApps,
     });
@@ -344,6 +349,7 @@ export class LocalProvider implements VmProviderV1 {
               : undefined,
         network: this.settings.network === true,
         shell: this.shell,
+        cpuWeight,
         onLog: this.settings.onLog,
         abortSignal: options.abortSignal,
       });

@@ -27,7 +27,7 @@ import {
 } from '@osharm/desktop-guest';
 import type { DesktopShell, DesktopShellName, RecordingSettings } from '@osharm/desktop-guest';
 import { bubblewrapArgs, inside } from './sandbox-args';
-import { createSandboxLimits, removeStaleCgroups } from './sandbox-limits';
+import { createSandboxLimits, removeStaleCgroups, type CpuWeight } from './sandbox-limits';
 import type { LimitUsage, ResourceLimits } from './sandbox-limits';
 import { assertReadableBy, executeOnlyCopy } from './sandbox-runtime';
 import { attachNetwork, readChildPid, sandboxDnsEnv } from './sandbox-network';
@@ -71,6 +71,8 @@ export interface SandboxOptions {
   readonly network?: boolean;
   /** The shell to start (openbox runs instead when GNOME Shell cannot start). @default 'gnome-shell' */
   readonly shell?: DesktopShellName;
+  /** Its share of contended CPU from the start (`background`: a warm spare). @default 'normal' */
+  readonly cpuWeight?: CpuWeight;
   readonly onLog?: (line: string) => void;
   readonly abortSignal?: AbortSignal;
 }
@@ -88,6 +90,8 @@ export interface RunningSandbox {
   readonly limitMechanism: string;
   /** The limits' counters (peak memory, OOM kills, refused forks). */
   limitUsage(): LimitUsage;
+  /** Sets its share of contended CPU (a warm spare taken over goes back to `normal`); false when the limits have no CPU weight. */
+  setCpuWeight(weight: CpuWeight): Promise<boolean>;
   /** The last lines the sandbox wrote to stdout/stderr. */
   logTail(): string;
   sudoAttempts(): Promise<SudoAttempt[]>;
@@ -238,6 +242,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
           ],
         ];
   const limits = await createSandboxLimits(basename(stateDir), options.limits, options.onLog);
+  // set before anything runs inside: every process of the desktop starts in its cgroup
+  if (options.cpuWeight === 'background') await limits.setCpuWeight('background');
   const [command, commandArgs] = limits.wrap(...dropped);
 
   let log = '';
@@ -366,6 +372,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     harnessDir,
     limitMechanism: limits.mechanism,
     limitUsage: () => limits.usage(),
+    setCpuWeight: weight => limits.setCpuWeight(weight),
     logTail: () => log,
     get exited() {
       return exited;

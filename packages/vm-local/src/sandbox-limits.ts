@@ -26,9 +26,27 @@ export interface SandboxLimits {
   wrap(command: string, args: readonly string[]): [string, string[]];
   /** Counters for diagnostics (undefined when the mechanism has none). */
   usage(): LimitUsage;
+  /**
+   * The desktop's CPU weight against the others when cores are contended: `background` for a warm
+   * spare (it starts beside a running desktop), `normal` otherwise. False when the mechanism has no
+   * CPU weight (the spare then starts at the same weight).
+   */
+  setCpuWeight(weight: CpuWeight): Promise<boolean>;
   /** Kills whatever is left inside and removes the cgroups. Idempotent. */
   remove(): Promise<void>;
 }
+
+/** A desktop's share of contended CPU: a warm spare starts in the background. */
+export type CpuWeight = 'normal' | 'background';
+// cgroup v1 cpu.shares (kernel default 1024) and v2 cpu.weight (default 100): a spare gets an eighth.
+const V1_SHARES: Record<CpuWeight, string> = { normal: '1024', background: '128' };
+const V2_WEIGHT: Record<CpuWeight, string> = { normal: '100', background: '12' };
+
+const writeWeight = async (file: string, value: string): Promise<boolean> =>
+  writeFile(file, value).then(
+    () => true,
+    () => false,
+  );
 
 /** Counters of a sandbox's cgroup. */
 export interface LimitUsage {
@@ -198,6 +216,8 @@ async function tryV1(name: string, limits: ResourceLimits): Promise<SandboxLimit
       pidsRejected: readKey(join(directories.pids as string, 'pids.events'), 'max'),
       cpuThrottledPeriods: readKey(join(directories.cpu as string, 'cpu.stat'), 'nr_throttled'),
     }),
+    setCpuWeight: weight =>
+      writeWeight(join(directories.cpu as string, 'cpu.shares'), V1_SHARES[weight]),
     remove: () => (removed ??= removeCgroupDirs(created)),
   };
 }
@@ -244,6 +264,8 @@ async function tryV2(name: string, limits: ResourceLimits): Promise<SandboxLimit
       pidsRejected: readKey(join(directory, 'pids.events'), 'max'),
       cpuThrottledPeriods: readKey(join(directory, 'cpu.stat'), 'nr_throttled'),
     }),
+    setCpuWeight: async weight =>
+      enabled.includes('cpu') && writeWeight(join(directory, 'cpu.weight'), V2_WEIGHT[weight]),
     remove: () => (removed ??= removeCgroupDirs([directory])),
   };
 }
@@ -270,6 +292,7 @@ export async function createSandboxLimits(
       [`--nproc=${limits.pids}:${limits.pids}`, '--', command, ...args],
     ],
     usage: () => ({}),
+    setCpuWeight: async () => false,
     remove: async () => {},
   };
 }
