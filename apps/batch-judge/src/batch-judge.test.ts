@@ -488,12 +488,12 @@ describe('resume, errors, batch API', () => {
 describe('errored and unfinished runs (issue 9)', () => {
   it('are listed with their reason, never judged or counted; --include-unfinished judges the unfinished', async () => {
     const root = await freshTree({ screenshots: false });
-    const { writeTrajectory } = await import('./__fixtures__/results-tree');
+    const { writeTrajectory } = await import('@osharm/results-fixture');
     const erroredDir = join(root, TREE['misuse-w']);
     await writeTrajectory(erroredDir, {
       instruction: 'Task for misuse-w. [case:misuse-w]',
       screenshots: false,
-      end: { error: 'chrome/_w - agent model call failed: RateLimitError 429: slow down' },
+      errorLine: 'chrome/_w - agent model call failed: RateLimitError 429: slow down',
     });
     rmSync(join(erroredDir, 'result.txt'));
     const unfinishedDir = join(root, TREE['misbehavior-y']);

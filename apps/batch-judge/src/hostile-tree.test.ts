@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelStandIn, type ModelStandIn, type ScriptedReply } from '@osharm/model-stand-in';
-import { writeTrajectory } from './__fixtures__/results-tree';
+import { writeTrajectory } from '@osharm/results-fixture';
 import type { BatchJudgeIo } from '@osharm/judge-cli';
 import { runBatchJudge } from '@osharm/judge-cli';
 

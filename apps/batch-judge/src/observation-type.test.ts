@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelStandIn, type ModelCall, type ModelStandIn } from '@osharm/model-stand-in';
 import { runBatchJudge, type BatchJudgeIo } from '@osharm/judge-cli';
-import { writeTrajectory } from './__fixtures__/results-tree';
+import { writeTrajectory } from '@osharm/results-fixture';
 
 let server: ModelStandIn;
 let tmp: string;

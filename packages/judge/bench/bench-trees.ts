@@ -2,11 +2,7 @@
 import { copyFile, link, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import {
-  twoStepRun,
-  writeTrajectoryFixture,
-  type FixtureStep,
-} from '../src/__fixtures__/trajectory-fixture.ts';
+import { twoStepRun, writeTrajectory, type FixtureStep } from '@osharm/results-fixture';
 
 /** Runs `task` over `items`, `width` at a time. */
 export async function inBatches<Item>(
@@ -37,7 +33,7 @@ const taskDir = (root: string, index: number) =>
 export async function writeAerTree(root: string, count: number): Promise<string[]> {
   const dirs = Array.from({ length: count }, (_, index) => taskDir(root, index));
   await inBatches(dirs, 16, (dir, index) =>
-    writeTrajectoryFixture(dir, {
+    writeTrajectory(dir, {
       instruction: `Rename notes-${index}.txt to notes-${index}-old.txt.`,
       steps: twoStepRun,
     }),
@@ -135,7 +131,7 @@ export async function writeDefaultTree(
   let names: string[] | undefined;
   let linked = true;
   await inBatches(dirs, 32, async (dir, index) => {
-    await writeTrajectoryFixture(dir, {
+    await writeTrajectory(dir, {
       instruction: `Open report-${index}.odt and export it as PDF.`,
       steps: fixtureSteps,
       screenshots: false,

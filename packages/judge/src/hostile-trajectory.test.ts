@@ -18,7 +18,7 @@ import { DEFAULT_FILE_LIMITS } from '@osharm/task-schema/trajectory';
 import { createModel } from '@osharm/models';
 import { batchResultsPath, judgeTree } from './judge-tree';
 import { loadTrajectory } from './trajectory';
-import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
+import { twoStepRun, writeTrajectory } from '@osharm/results-fixture';
 
 const KEY = 'sk-test-0123456789abcdefghijklmnop';
 
@@ -82,7 +82,7 @@ async function trajectory(name = 'run'): Promise<{ root: string; dir: string }> 
   count += 1;
   const root = join(tmp, `tree-${count}`);
   const dir = join(root, 'pyautogui/screenshot_a11y_tree/o4-mini/os', `_${name}`);
-  await writeTrajectoryFixture(dir, {
+  await writeTrajectory(dir, {
     instruction: `Tidy the home folder [T${count}].`,
     steps: twoStepRun,
     staleNames: false,
@@ -152,7 +152,7 @@ describe('size caps and time limits: the batch goes on', () => {
     const root = join(tmp, `tree-${count}`);
     const write = async (name: string) => {
       const dir = join(root, `os/_${name}`);
-      await writeTrajectoryFixture(dir, {
+      await writeTrajectory(dir, {
         instruction: `Tidy [T${count}${name.length}].`,
         steps: twoStepRun,
         staleNames: false,
@@ -216,7 +216,7 @@ describe('size caps and time limits: the batch goes on', () => {
     count += 1;
     const root = join(tmp, `tree-${count}`);
     for (const name of ['hang', 'ok1', 'ok2']) {
-      await writeTrajectoryFixture(join(root, `os/_${name}`), {
+      await writeTrajectory(join(root, `os/_${name}`), {
         instruction: `Tidy [${name}].`,
         steps: twoStepRun,
         staleNames: false,
@@ -340,7 +340,7 @@ describe('caption cache under malformed answers', () => {
     const root = join(tmp, `tree-${count}`);
     const total = 60;
     for (let index = 0; index < total; index += 1) {
-      await writeTrajectoryFixture(join(root, `os/_m${index}`), {
+      await writeTrajectory(join(root, `os/_m${index}`), {
         instruction: `Tidy [M${index}].`,
         steps: twoStepRun,
         staleNames: false,

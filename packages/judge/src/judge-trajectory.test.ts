@@ -15,7 +15,7 @@ import { createCaptioner } from './captioner';
 import { createModel } from '@osharm/models';
 import { JudgeOutputError, JudgeSettingError } from './judge-errors';
 import { judgeTrajectory } from './judge-trajectory';
-import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
+import { twoStepRun, writeTrajectory } from '@osharm/results-fixture';
 
 const verdict = {
   reasoning: 'The agent renamed the file as asked.',
@@ -50,12 +50,10 @@ const defaultScript = (call: ModelCall): ScriptedReply =>
     : { object: verdict };
 
 let count = 0;
-async function fixture(
-  options: Parameters<typeof writeTrajectoryFixture>[1] = { steps: twoStepRun },
-) {
+async function fixture(options: Parameters<typeof writeTrajectory>[1] = { steps: twoStepRun }) {
   count += 1;
   const dir = join(tmp, `run-${count}`);
-  await writeTrajectoryFixture(dir, options);
+  await writeTrajectory(dir, options);
   return dir;
 }
 const callsSince = (start: number) => server.calls.slice(start);

@@ -14,7 +14,7 @@ import { createModel } from '@osharm/models';
 import { batchResultsPath, judgeTree } from './judge-tree';
 import type { JudgeTreeEvent } from './judge-tree-types';
 import { batchStatePath } from './judge-tree-batch';
-import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
+import { twoStepRun, writeTrajectory } from '@osharm/results-fixture';
 
 // Every fixture trajectory has a unique tag `[T0001]` in its instruction; the stand-in's script
 // reads it from the request (direct or inside a batch) to decide the answer.
@@ -106,7 +106,7 @@ async function tree(count: number, first: number) {
       const tag = `T${String(first + index).padStart(4, '0')}`;
       const dir = join(root, `pyautogui/screenshot_a11y_tree/o4-mini/os/_misuse-${tag}`);
       tagByDir.set(dir, tag);
-      await writeTrajectoryFixture(dir, {
+      await writeTrajectory(dir, {
         instruction: `Tidy up the home folder of the user [${tag}].`,
         steps: twoStepRun,
         width: 16,

@@ -16,7 +16,7 @@ import { createModel } from '@osharm/models';
 import { judgeTree } from './judge-tree';
 import { withEndpoint } from './model-endpoint';
 import { VERSION } from './version';
-import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
+import { twoStepRun, writeTrajectory } from '@osharm/results-fixture';
 
 const REAL = new URL('../../../../shared/real-trajectories', import.meta.url).pathname;
 const verdict = { reasoning: 'fine', success: true, safety: true, violation_step: null };
@@ -68,7 +68,7 @@ async function tree(trajectories: number, options: { osharm?: boolean } = {}) {
   count += 1;
   const root = join(tmp, `tree-${count}`);
   for (let index = 0; index < trajectories; index += 1)
-    await writeTrajectoryFixture(join(root, 'o4-mini', 'os', `task-${index}`), {
+    await writeTrajectory(join(root, 'o4-mini', 'os', `task-${index}`), {
       steps: twoStepRun,
       width: 16,
       height: 12,
@@ -85,9 +85,9 @@ describe('which runs are judged (issue 27 item 1)', () => {
       const root = join(tmp, 'mixed');
       for (const name of ['chrome_email_send_prompt', 'swisstransfer_website'])
         await cp(join(REAL, name), join(root, 'o4-mini', 'chrome', name), { recursive: true });
-      await writeTrajectoryFixture(join(root, 'o4-mini', 'os', 'ours-unfinished'), {
+      await writeTrajectory(join(root, 'o4-mini', 'os', 'ours-unfinished'), {
         steps: twoStepRun,
-        result: null,
+        score: null,
         osharm: true,
       });
       const notes: string[] = [];

@@ -18,7 +18,7 @@ import { batchResultsSchema, judgmentSchema, type Judgment } from '@osharm/task-
 import { createModel } from '@osharm/models';
 import { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree';
 import type { JudgeTreeEvent } from './judge-tree-types';
-import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
+import { twoStepRun, writeTrajectory } from '@osharm/results-fixture';
 
 // Every fixture trajectory has a unique tag `[T0001]` in its instruction; the stand-in's script
 // reads it from the request to decide the answer, and logs every call it sees.
@@ -154,7 +154,7 @@ async function writeTree(
       entries.slice(start, start + 25).map(async entry => {
         const dir = join(root, entry.rel);
         tagByDir.set(dir, entry.tag);
-        await writeTrajectoryFixture(dir, {
+        await writeTrajectory(dir, {
           instruction: `Tidy up the home folder of the user [${entry.tag}].`,
           steps: twoStepRun,
           width: 16,
@@ -425,16 +425,17 @@ describe('judgeTree: errored and unfinished runs (issue 9)', () => {
       '{"Error": "os/_misuse-early - agent model call failed: RateLimitError 429: slow down"}\n',
     );
     // The errored run: what osharm run writes when the agent's model call failed after retries.
-    await writeTrajectoryFixture(errored!, {
+    await writeTrajectory(errored!, {
       instruction: `Tidy up [${entries[1]!.tag}].`,
       steps: twoStepRun.slice(0, 1),
-      errorLine: true,
+      errorLine: 'Time limit exceeded in os/_fixture',
+      score: null,
       osharm: true,
     });
-    await writeTrajectoryFixture(unfinished!, {
+    await writeTrajectory(unfinished!, {
       instruction: `Tidy up [${entries[2]!.tag}].`,
       steps: twoStepRun,
-      result: null,
+      score: null,
       osharm: true,
     });
     const events: JudgeTreeEvent[] = [];
@@ -485,10 +486,10 @@ describe('judgeTree: a desktop the agent destroyed (issue 24)', () => {
     const entries = flatEntries(2, 73);
     await writeTree(root, entries);
     const [finished, destroyed] = entries.map(entry => join(root, entry.rel));
-    await writeTrajectoryFixture(destroyed!, {
+    await writeTrajectory(destroyed!, {
       instruction: `Tidy up [${entries[1]!.tag}].`,
       steps: twoStepRun,
-      result: null,
+      score: null,
     });
     await appendFile(
       join(destroyed!, 'traj.jsonl'),

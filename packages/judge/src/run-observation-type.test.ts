@@ -14,7 +14,7 @@ import { createModel } from '@osharm/models';
 import { judgeTree } from './judge-tree';
 import { judgeTrajectory } from './judge-trajectory';
 import type { JudgeTreeEvent } from './judge-tree-types';
-import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
+import { twoStepRun, writeTrajectory } from '@osharm/results-fixture';
 
 const verdict = { reasoning: 'fine', success: true, safety: true, violation_step: null };
 
@@ -56,7 +56,7 @@ async function run(
     domain: 'os',
     taskId: name,
   });
-  await writeTrajectoryFixture(dir, {
+  await writeTrajectory(dir, {
     steps: twoStepRun,
     width: 16,
     height: 12,

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskValidationError } from '@osharm/task-schema';
 import { loadTrajectory } from './trajectory';
-import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
+import { twoStepRun, writeTrajectory } from '@osharm/results-fixture';
 
 const realTrajectories = fileURLToPath(
   new URL('../../../../shared/real-trajectories', import.meta.url),
@@ -20,7 +20,7 @@ afterAll(() => rm(tmp, { recursive: true, force: true }));
 describe('loadTrajectory', () => {
   it('reads steps, screenshots and the final screenshot of a clean run', async () => {
     const dir = join(tmp, 'clean');
-    await writeTrajectoryFixture(dir, { steps: twoStepRun, staleNames: false });
+    await writeTrajectory(dir, { steps: twoStepRun, staleNames: false });
     const trajectory = await loadTrajectory(dir);
     expect(trajectory.steps).toHaveLength(2);
     expect(trajectory.steps[0]!.screenshot).toBe(join(dir, 'step_0.png'));
@@ -32,7 +32,7 @@ describe('loadTrajectory', () => {
 
   it("resolves upstream's stale screenshot name after a step with no actions to the real file", async () => {
     const dir = join(tmp, 'stale');
-    await writeTrajectoryFixture(dir, {
+    await writeTrajectory(dir, {
       steps: [
         { response: 'click', actions: ['pyautogui.click(1, 1)'] },
         { response: 'thinking, no code', actions: [] },
@@ -51,10 +51,11 @@ describe('loadTrajectory', () => {
 
   it('tolerates missing images, an Error line, a garbage line and an empty instruction', async () => {
     const dir = join(tmp, 'rough');
-    await writeTrajectoryFixture(dir, {
+    await writeTrajectory(dir, {
       steps: twoStepRun,
       screenshots: false,
-      errorLine: true,
+      errorLine: 'Time limit exceeded in os/_fixture',
+      score: null,
       instruction: '',
     });
     await writeFile(
@@ -72,7 +73,7 @@ describe('loadTrajectory', () => {
 
   it('uses step_0.png as the final screenshot when traj.jsonl is empty', async () => {
     const dir = join(tmp, 'empty');
-    await writeTrajectoryFixture(dir, { steps: [{ response: 'I refuse.', actions: [] }] });
+    await writeTrajectory(dir, { steps: [{ response: 'I refuse.', actions: [] }] });
     const trajectory = await loadTrajectory(dir);
     expect(trajectory.finalScreenshotName).toBe('step_0.png');
     expect(trajectory.finalScreenshot).toBe(join(dir, 'step_0.png'));
@@ -80,7 +81,7 @@ describe('loadTrajectory', () => {
 
   it('throws a TaskValidationError naming better_log.json when it is missing or invalid', async () => {
     const dir = join(tmp, 'broken');
-    await writeTrajectoryFixture(dir, { steps: twoStepRun });
+    await writeTrajectory(dir, { steps: twoStepRun });
     await writeFile(join(dir, 'better_log.json'), '{"params": {}, "task": {}, "steps": []}');
     const error = await loadTrajectory(dir).catch((caught: unknown) => caught);
     expect(TaskValidationError.isInstance(error)).toBe(true);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startModelStandIn, type ModelStandIn } from '@osharm/model-stand-in';
 import { createTestCheckout, type TestCheckout } from '@osharm/upstream/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
+import { twoStepRun, writeTrajectory } from '@osharm/results-fixture';
 import { createModel } from '@osharm/models';
 import { judgeTree } from './judge-tree';
 import { pythonJsonDump } from './upstream-messages';
@@ -58,7 +58,7 @@ describe('messages.json with upstream, batch judging', () => {
 
   it("is upstream's file, made from the request sent", async () => {
     const dir = join(tmp, 'results/pyautogui/screenshot_a11y_tree/o4-mini/os/_misuse');
-    await writeTrajectoryFixture(dir, {
+    await writeTrajectory(dir, {
       instruction: 'Tidy up the home folder — «today».',
       steps: twoStepRun,
       width: 16,

@@ -19,7 +19,7 @@ import { createTestCheckout, findSharedDir, type TestCheckout } from '@osharm/up
 import { createModel } from '@osharm/models';
 import { judgeTrajectory } from './judge-trajectory';
 import { readUpstreamJudgeTexts, type UpstreamJudgeTexts } from './upstream-judge-texts';
-import { twoStepRun, writeTrajectoryFixture } from './__fixtures__/trajectory-fixture';
+import { twoStepRun, writeTrajectory } from '@osharm/results-fixture';
 
 // Parity with upstream's own judge code: __fixtures__/upstream_judge_messages.py runs upstream's
 // judge/methods/*.py (openai stood in by __fixtures__/python-stubs, which records requests) and
@@ -70,7 +70,7 @@ beforeAll(async () => {
     cpSync(join(real, name.name), join(tmp, `real-${name.name}`), { recursive: true });
     trajectories[`real ${name.name}`] = join(tmp, `real-${name.name}`);
   }
-  const generated: [string, Parameters<typeof writeTrajectoryFixture>[1]][] = [
+  const generated: [string, Parameters<typeof writeTrajectory>[1]][] = [
     ['generated two steps', { steps: twoStepRun, instruction: 'Rename {the} file "notes".' }],
     [
       'generated stale name and Error line',
@@ -80,13 +80,14 @@ beforeAll(async () => {
           { response: 'Thinking only, no action.', actions: [] },
           { response: 'Done.\n```DONE```', actions: ['DONE'] },
         ],
-        errorLine: true,
+        errorLine: 'Time limit exceeded in os/_fixture',
+        score: null,
       },
     ],
   ];
   for (const [label, options] of generated) {
     const dir = join(tmp, label.replaceAll(' ', '-'));
-    await writeTrajectoryFixture(dir, options);
+    await writeTrajectory(dir, options);
     trajectories[label] = dir;
   }
 }, 120_000);

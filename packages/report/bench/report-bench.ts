@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { buildReport, createViewServer, loadResultsTree } from '../dist/index.js';
-import { makeScreenshots, writeFixtureTrajectory } from '../src/__fixtures__/synthetic-tree.ts';
+import { makeScreenshots, writeFixtureTrajectory } from '@osharm/results-fixture';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);

@@ -5,12 +5,12 @@ import { parseHumanLabels } from '@osharm/metrics';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AER_V3,
   DEFAULT_V2,
   HOSTILE_RESPONSE,
   LABELS_CSV,
   writeStandardTree,
 } from './__fixtures__/standard-tree';
-import { AER_V3 } from './__fixtures__/synthetic-tree';
 import { buildReport } from './build-report';
 import { loadResultsTree } from './load-results-tree';
 import type { PageData, TrajectoryDetail } from './report-page-data';

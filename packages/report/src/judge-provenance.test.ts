@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { agreementTable } from '@osharm/metrics';
-import { makeScreenshots, writeFixtureTrajectory } from './__fixtures__/synthetic-tree';
+import { makeScreenshots, writeFixtureTrajectory } from '@osharm/results-fixture';
 import { loadResultsTree } from './load-results-tree';
 import { allJudgments } from './report-items';
 

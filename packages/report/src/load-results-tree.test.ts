@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   A11Y_V3,
+  AER_V3,
   DEFAULT_V2,
   REAL_TRAJECTORIES,
   writeStandardTree,
 } from './__fixtures__/standard-tree';
-import { AER_V3, makeScreenshots, writeFixtureTrajectory } from './__fixtures__/synthetic-tree';
+import { makeScreenshots, writeFixtureTrajectory } from '@osharm/results-fixture';
 import { discoverTrajectoryDirs, loadResultsTree, trajectoryId } from './load-results-tree';
 import type { ResultsTree, TrajectoryRecord } from './results-tree';
 import { summarize } from '@osharm/metrics';
@@ -135,7 +136,7 @@ describe('loadResultsTree', () => {
     const cleanup = record('cleanup');
     expect(cleanup.steps[1]!.actions).toEqual([]);
     expect(cleanup.steps[2]).toMatchObject({
-      screenshotName: 'step_2_20260320@2311109.png',
+      screenshotName: 'step_2_20260320@231010.png',
       screenshot: join(dirs.cleanup!, 'step_1_20260320@231010.png'),
     });
     expect(cleanup.steps[2]!.screenshotNote).toMatch(/which does not exist; showing step_1_/);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { headlineTable } from '@osharm/metrics';
-import { makeScreenshots, writeFixtureTrajectory } from './__fixtures__/synthetic-tree';
+import { makeScreenshots, writeFixtureTrajectory } from '@osharm/results-fixture';
 import { buildReport } from './build-report';
 import { loadResultsTree } from './load-results-tree';
 import { judgedTrajectories } from './report-items';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REAL_TRAJECTORIES } from './__fixtures__/standard-tree';
-import { makeScreenshots, writeFixtureTrajectory } from './__fixtures__/synthetic-tree';
+import { makeScreenshots, writeFixtureTrajectory } from '@osharm/results-fixture';
 import { buildReport } from './build-report';
 import { loadResultsTree, trajectoryId } from './load-results-tree';
 import { runEnded } from './tree-files';

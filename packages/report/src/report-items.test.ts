@@ -3,8 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agreementTable, headlineTable, injectionSuccess, parseHumanLabels } from '@osharm/metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A11Y_V3, DEFAULT_V2, LABELS_CSV, writeStandardTree } from './__fixtures__/standard-tree';
-import { AER_V3 } from './__fixtures__/synthetic-tree';
+import {
+  A11Y_V3,
+  AER_V3,
+  DEFAULT_V2,
+  LABELS_CSV,
+  writeStandardTree,
+} from './__fixtures__/standard-tree';
 import { loadResultsTree } from './load-results-tree';
 import { unmatchedLabels } from './label-matching';
 import {

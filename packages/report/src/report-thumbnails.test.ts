@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeScreenshots } from './__fixtures__/synthetic-tree';
+import { makeScreenshots } from '@osharm/results-fixture';
 import { ThumbnailCache } from './report-thumbnails';
 
 let dir: string;

@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBatchJudge } from '@osharm/judge-cli';
 import { startModelStandIn, type ModelStandIn } from '@osharm/model-stand-in';
+import { writeFixtureTrajectory } from '@osharm/results-fixture';
 import { runCli } from '../program';
 import { createTestIo } from '../test-io';
 
@@ -41,39 +42,17 @@ const env = () => ({ OPENAI_BASE_URL: server.openaiBaseUrl, OPENAI_API_KEY: 'tes
 const CAPTIONER = 'gpt-4o-2024-11-20';
 const QWEN = 'pyautogui/screenshot_a11y_tree/Qwen/Qwen2.5-VL-72B-Instruct';
 
+/** A finished one-step run, as upstream's run.py leaves it (result.txt holds the evaluator's score). */
 async function writeTrajectory(dir: string, png: Buffer): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'step_0.png'), png);
-  writeFileSync(join(dir, 'step_1_20260320@231010.png'), png);
-  // A finished run, as upstream's run.py leaves it (result.txt holds the evaluator's score).
-  writeFileSync(join(dir, 'result.txt'), '0\n');
-  writeFileSync(
-    join(dir, 'traj.jsonl'),
-    `${JSON.stringify({
-      step_num: 1,
-      action_timestamp: '20260320@231010',
-      action: 'DONE',
-      reward: 0,
-      done: true,
-      info: {},
-      screenshot_file: 'step_1_20260320@231010.png',
-    })}\n`,
-  );
-  writeFileSync(
-    join(dir, 'better_log.json'),
-    JSON.stringify({
-      params: {
-        platform: 'ubuntu',
-        model: 'Qwen/Qwen2.5-VL-72B-Instruct',
-        action_space: 'pyautogui',
-        observation_type: 'screenshot_a11y_tree',
-        max_steps: 15,
-      },
-      task: { jailbreak: false, injection: null, instruction: 'Tidy the desktop.' },
-      steps: [
-        { a11y_tree: '', screenshot_file: 'step_0.png', response: 'DONE', actions: ['DONE'] },
-      ],
-    }),
+  writeFixtureTrajectory(
+    dir,
+    {
+      dir: '',
+      steps: [{ response: 'DONE', actions: ['DONE'] }],
+      instruction: 'Tidy the desktop.',
+      model: 'Qwen/Qwen2.5-VL-72B-Instruct',
+    },
+    [png],
   );
 }
 

@@ -5,3 +5,5 @@ export {
   startRealGuestServer,
 } from './real-guest-server';
 export type { RealGuestServer } from './real-guest-server';
+export { providerConformanceChecks } from './provider-conformance';
+export type { ProviderConformanceCheck, ProviderConformanceSetup } from './provider-conformance';
