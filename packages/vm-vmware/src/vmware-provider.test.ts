@@ -243,7 +243,9 @@ describe('start', () => {
     );
     const hung = (await standIn.invocations()).filter(call => call.argv[2] === 'getGuestIPAddress');
     for (const call of hung) expect(isAlive(call.pid)).toBe(false);
-    await vm.stop();
+    // This provider's 300 ms command timeout also bounds the stand-in's `vmrun stop`, which a loaded
+    // machine can exceed: a stop that timed out is not what this test is about.
+    await vm.stop().catch((error: Error) => expect(error.message).toMatch(/did not finish within/));
   });
 
   it('waits for the guest server, re-reading the IP after each failure', async () => {
