@@ -13,7 +13,8 @@ import {
 import { rename } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { redactSecrets } from './secrets';
-import { realDirPath, UnsafeFileError } from './trajectory-file';
+import { realDirPath } from './real-dirs';
+import { UnsafeFileError } from './trajectory-file';
 
 /**
  * Makes sure every directory of `relativeDir` under `root` is a real directory inside `root`

@@ -10,6 +10,7 @@ import {
 import { open, type FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { OsharmError } from './osharm-error';
+import { realDirPath } from './real-dirs';
 
 /**
  * Size caps on the files of a trajectory dir. A trajectory may be crafted (the agent is assumed
@@ -97,32 +98,6 @@ const inside = (root: string, path: string) => {
   const rel = relative(root, path);
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 };
-
-// The real path of each trajectory dir, remembered (a judge opens ~15 files per trajectory, and
-// resolving the dir each time was ~140 lstat calls per trajectory). Safe to reuse: a file is
-// accepted only when its descriptor's real path is inside the remembered real dir, so a parent
-// re-pointed since can only make a file look outside — then the dir is resolved again once.
-const realDirs = new Map<string, string>();
-const REAL_DIRS_KEPT = 4096;
-function rememberRealDir(dir: string, real: string): void {
-  if (realDirs.size >= REAL_DIRS_KEPT) realDirs.delete(realDirs.keys().next().value!);
-  realDirs.set(dir, real);
-}
-
-/**
- * The remembered real path of the (resolved) dir `dir`, resolved now when not known (also used by
- * artifact-write.ts); `fresh` forgets the remembered one first.
- * @throws {NodeJS.ErrnoException} when the dir does not exist.
- */
-export function realDirPath(dir: string, fresh = false): string {
-  if (fresh) realDirs.delete(dir);
-  let real = realDirs.get(dir);
-  if (real === undefined) {
-    real = realpathSync.native(dir);
-    rememberRealDir(dir, real);
-  }
-  return real;
-}
 
 // The checks and reads below are synchronous: metadata and small reads of local files, where a
 // round trip through libuv's thread pool cost more CPU than the call itself (the judge opens ~15
