@@ -9,6 +9,7 @@ import type { DesktopHelper } from './guest-desktop-helper';
 import type { AgentNamespace, SpawnRecord } from './guest-process';
 import type { ScreenRecorder } from './guest-recording';
 import type { ListenerGuard } from './guest-listeners';
+import { storedDataBytes } from './guest-sparse';
 
 /** What every endpoint group shares: the desktop's environment, helpers and limits. */
 export interface GuestContext {
@@ -137,9 +138,13 @@ export async function sendFile(response: ServerResponse, path: string): Promise<
       throw new HttpError(422, { error: `not a regular file (FIFO, device or socket): ${path}` });
     }
     if (info.blocks * 512 + SPARSE_ALLOWANCE_BYTES < info.size) {
-      throw new HttpError(422, {
-        error: `sparse file refused: ${path} claims ${info.size} bytes and stores ${info.blocks * 512}`,
-      });
+      // st_blocks alone also says so of a compressed or not yet committed file: the filesystem's own
+      // hole map decides (guest-sparse.ts); without it, st_blocks does.
+      const stored = (await storedDataBytes(handle.fd, info.size)) ?? info.blocks * 512;
+      if (stored + SPARSE_ALLOWANCE_BYTES < info.size)
+        throw new HttpError(422, {
+          error: `sparse file refused: ${path} claims ${info.size} bytes and stores ${stored}`,
+        });
     }
     const name = basename(path);
     response.writeHead(200, {
