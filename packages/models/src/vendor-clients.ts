@@ -6,6 +6,7 @@ import type { GoogleGenAI } from '@google/genai';
 import type OpenAI from 'openai';
 import { ModelError, type ModelProvider } from '@osharm/model-spec';
 import { registerSecret } from '@osharm/task-schema/artifacts';
+import { sdkFetch } from './sdk-fetch';
 
 /** How an SDK client is made: explicit settings first, then the environment. */
 export interface VendorClientSettings {
@@ -107,6 +108,7 @@ export function openaiClient(
     return new OpenAI({
       apiKey,
       baseURL,
+      fetch: sdkFetch,
       maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
       timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
     });
@@ -124,6 +126,7 @@ export function anthropicClient(
     const { default: Anthropic } = await loadAnthropic();
     return new Anthropic({
       apiKey,
+      fetch: sdkFetch,
       baseURL: settings.baseURL ?? env.ANTHROPIC_BASE_URL,
       maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
       timeout: settings.timeout ?? DEFAULT_TIMEOUT_MS,
