@@ -159,6 +159,28 @@ describe('osharm run pre-checks (exit 2, before any desktop starts)', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('an OSHARM_DESKTOP_SHELL naming no shell exits 2 naming the setting (was: an internal error)', async () => {
+    const before = process.env.OSHARM_DESKTOP_SHELL;
+    process.env.OSHARM_DESKTOP_SHELL = 'gnome';
+    try {
+      const base = dataset('os', 'shell-setting');
+      const result = await run([
+        ...offline,
+        '--test-config-base-dir',
+        base,
+        '--test-all-meta-path',
+        join(base, 'test_misuse.json'),
+      ]);
+      expect(result, result.stderr).toMatchObject({ code: 2, wrote: 0 });
+      expect(result.stderr).toBe(
+        'error: OSHARM_DESKTOP_SHELL must be gnome-shell or openbox, not "gnome"\n',
+      );
+    } finally {
+      if (before === undefined) delete process.env.OSHARM_DESKTOP_SHELL;
+      else process.env.OSHARM_DESKTOP_SHELL = before;
+    }
+  });
+
   // slirp4netns absent, or hidden from a real process: --network is refused before any desktop starts.
   const slirp = '/usr/bin/slirp4netns';
   it.runIf(!existsSync(slirp) || existsSync('/usr/bin/bwrap'))(

@@ -10,6 +10,7 @@ import {
   type LocalApp,
 } from '@osharm/vm-local';
 import { computerUseVendor } from '@osharm/agent/native';
+import { desktopShellSetting } from '@osharm/desktop-guest';
 import { isOfflineModel } from './agent-choice';
 import { RunOptionsError, type RunContextIo } from './run-options';
 import type { RunFlags } from './run-options';
@@ -178,10 +179,15 @@ const RELATED_APPS: Readonly<Record<string, LocalApp>> = {
  * The local desktop's programs for the selected runs: the desktop itself and each application
  * their domains need, and GNOME Settings / Disks when a task names them in `related_apps`
  * (`osharm env up` passes none: the default desktop). One message naming every
- * missing program and its Debian package.
- * @throws {RunOptionsError} when something is missing.
+ * missing program and its Debian package. The shell setting (`OSHARM_DESKTOP_SHELL`) is checked first.
+ * @throws {RunOptionsError} when something is missing or the shell setting names no shell.
  */
 export function checkLocalDesktop(runs: readonly PlannedRun[]): void {
+  try {
+    desktopShellSetting(undefined);
+  } catch (error) {
+    throw new RunOptionsError((error as Error).message, { cause: error });
+  }
   const apps = new Set<LocalApp>(defaultLocalApps);
   for (const run of runs) {
     const app = DOMAIN_APPS[run.task.domain];
