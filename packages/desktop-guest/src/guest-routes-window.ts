@@ -75,12 +75,14 @@ export function windowRoutes(context: GuestContext): Routes {
     const headers = { 'x-osharm-waited-ms': String(Date.now() - started) };
     // Upstream ignores wmctrl's exit code; we report a missing window as 404 (documented).
     if (result.returncode !== 0) {
+      // The windows there are, by title (wmctrl -l's last column), so a setup warning says what was found.
+      const titles = (await listWindows(env)).map(line => line.split(/\s+/).slice(3).join(' '));
       sendJson(
         response,
         404,
         {
           status: 'error',
-          message: `No window matches ${JSON.stringify(name)}${waitMs > 0 ? ` after waiting ${Math.round(waitMs / 1000)} s` : ''}`,
+          message: `No window matches ${JSON.stringify(name)}${waitMs > 0 ? ` after waiting ${Math.round(waitMs / 1000)} s` : ''} (windows: ${titles.length > 0 ? titles.map(title => JSON.stringify(title)).join(', ') : 'none'})`,
         },
         headers,
       );
