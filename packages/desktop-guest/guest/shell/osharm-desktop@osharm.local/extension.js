@@ -12,7 +12,7 @@
  *  - Once start-up is over (overview left, the desktop icons' window shown or given up on), it
  *    writes $XDG_RUNTIME_DIR/osharm-shell/shell-ready: the start script waits for that file. */
 'use strict';
-/* global global, imports -- GNOME Shell 43's extension globals (gjs, not ES modules) */
+/* global global, imports, log -- GNOME Shell 43's extension globals (gjs, not ES modules) */
 
 const { GLib, Meta, Shell, St } = imports.gi;
 const Main = imports.ui.main;
@@ -81,7 +81,9 @@ class Extension {
         Shell.ActionMode.ALL,
       );
       this._accelerator = global.display.connect('accelerator-activated', (_display, action) => {
-        if (action === this._terminalAction) Util.spawn(['gnome-terminal']);
+        if (action !== this._terminalAction) return;
+        log('osharm-desktop: Ctrl+Alt+T: starting gnome-terminal');
+        Util.spawn(['gnome-terminal']);
       });
     }
     if (Main.layoutManager._startingUp)
