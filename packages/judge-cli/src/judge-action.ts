@@ -20,12 +20,8 @@ import {
   JudgeSettingError,
 } from '@osharm/judge';
 import { judgeTypeNeedsCaptions, OsharmError } from '@osharm/task-schema';
-import {
-  escapeControlChars,
-  judgeModelNameIssue,
-  redactSecrets,
-  relativePathsIn,
-} from '@osharm/task-schema/artifacts';
+import { escapeControlChars, redactSecrets } from '@osharm/task-schema/artifacts';
+import { judgeModelNameIssue, relativePathsIn } from '@osharm/task-schema/internal';
 import {
   checkModelAtStart,
   createModel,

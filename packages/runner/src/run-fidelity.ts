@@ -11,7 +11,7 @@ import {
   type FidelityRecord,
   type SetupWarnings,
 } from '@osharm/task-schema/artifacts';
-import { readDegradedObservations } from '@osharm/task-schema/trajectory';
+import { readDegradedObservations } from '@osharm/task-schema/internal';
 import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
 import type { InjectionPlacement } from '@osharm/injection';
 import { checkLocalDesktopRequirements, localVscode, type LocalApp } from '@osharm/vm-local';
