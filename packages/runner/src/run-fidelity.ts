@@ -12,7 +12,7 @@ import {
   type SetupWarnings,
 } from '@osharm/task-schema/artifacts';
 import { readDegradedObservations } from '@osharm/task-schema/internal';
-import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
+import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env/internal';
 import type { InjectionPlacement } from '@osharm/injection';
 import { checkLocalDesktopRequirements, localVscode, type LocalApp } from '@osharm/vm-local';
 import type { BundledProvider } from './run-options';
