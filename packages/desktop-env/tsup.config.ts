@@ -4,7 +4,7 @@ import { defineConfig } from 'tsup';
 const { version } = JSON.parse(readFileSync('./package.json', 'utf8')) as { version: string };
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/provider-kit/index.ts', 'src/test/index.ts'],
+  entry: ['src/internal.ts', 'src/index.ts', 'src/provider-kit/index.ts', 'src/test/index.ts'],
   format: ['esm'],
   dts: true,
   sourcemap: true,

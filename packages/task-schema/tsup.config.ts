@@ -8,6 +8,7 @@ export default defineConfig({
     index: 'src/index.ts',
     artifacts: 'src/artifacts.ts',
     trajectory: 'src/trajectory/index.ts',
+    internal: 'src/internal.ts',
   },
   format: ['esm'],
   dts: true,

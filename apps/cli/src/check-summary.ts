@@ -1,5 +1,5 @@
 import { type FidelityRecord, type SetupWarningEntry } from '@osharm/task-schema/artifacts';
-import { summarizeDegraded } from '@osharm/task-schema/trajectory';
+import { summarizeDegraded } from '@osharm/task-schema/internal';
 import type { UpstreamComparison } from './compare-summary';
 import { formatTable } from './table';
 

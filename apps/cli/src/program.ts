@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { OsharmError } from '@osharm/task-schema';
-import { relativePathsIn } from '@osharm/task-schema/artifacts';
+import { relativePathsIn } from '@osharm/task-schema/internal';
 import { normalizeArgv } from '@osharm/judge-cli';
 import { RunOptionsError } from '@osharm/runner';
 import { ExitCode, UsageError, processIo, terminalSafeIo, type CliIo, type CliRun } from './cli-io';

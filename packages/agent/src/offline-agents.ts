@@ -2,13 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   DEFAULT_ACTION_SPACE,
-  fromZodIssues,
-  parseJsonText,
   PUBLISHED_RUNS_OBSERVATION_TYPE,
   TaskValidationError,
   type ActionSpace,
   type ObservationType,
 } from '@osharm/task-schema';
+import { fromZodIssues, parseJsonText } from '@osharm/task-schema/internal';
 import { betterLogSchema, type Action, type BetterLog } from '@osharm/task-schema/trajectory';
 import { linearizeAccessibilityTree } from './a11y-linearize';
 import type { A11yPlatform } from './a11y-namespaces';

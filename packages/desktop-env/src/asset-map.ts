@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readJsonFile, TaskValidationError, type ValidationIssue } from '@osharm/task-schema';
+import { TaskValidationError, type ValidationIssue } from '@osharm/task-schema';
+import { readJsonFile } from '@osharm/task-schema/internal';
 
 /** Where an asset map sends one download URL: a local file, or another URL (a mirror). */
 export type AssetTarget =

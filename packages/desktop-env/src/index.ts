@@ -9,7 +9,6 @@ export type {
   ProviderSudoMode,
   VmProviderV1,
 } from './vm-provider';
-export { DESKTOP_SITE_HOSTS } from './vm-provider';
 export { GuestRequestError, VmProviderError } from './desktop-env-errors';
 
 // guest protocol
@@ -59,7 +58,7 @@ export type {
 } from './setup-context';
 export type { SetupDownloadRecord } from './setup-transfer';
 export type { SetupWindowWait } from './setup-window-waits';
-export { assetSourcesFetch, downloadHint, loadAssetMap, parseAssetMap } from './asset-map';
+export { assetSourcesFetch, loadAssetMap, parseAssetMap } from './asset-map';
 export type { AssetMap, AssetSources, AssetTarget } from './asset-map';
 export { listTaskDownloads } from './task-downloads';
 export type { TaskDownload } from './task-downloads';
@@ -75,7 +74,6 @@ export { substituteSetupPlaceholders } from './setup-placeholders';
 export type { SetupPlaceholderValues } from './setup-placeholders';
 export {
   NAMESPACE_URL,
-  defaultTaskCacheDir,
   downloadCachePath,
   ensureDownloadCached,
   OfflineCacheMissError,
@@ -105,6 +103,4 @@ export type {
   ObservationQuality,
   StepResult,
 } from './desktop-env';
-export { computer13ToPython } from './computer-13';
-export { rewriteLessThanKeys } from './pyautogui-less-than';
 export type { Computer13Action } from './computer-13';

@@ -1,9 +1,5 @@
-import {
-  SETUP_STEP_TYPES,
-  isKnownSetupStepType,
-  knownSetupStepSchema,
-  toJsonPath,
-} from '@osharm/task-schema';
+import { SETUP_STEP_TYPES, isKnownSetupStepType, knownSetupStepSchema } from '@osharm/task-schema';
+import { toJsonPath } from '@osharm/task-schema/internal';
 import type { KnownSetupStep, SetupStepType } from '@osharm/task-schema';
 import { closeChromeTabs, openChromeTabs } from './chrome-tabs';
 import { GuestRequestError } from './desktop-env-errors';

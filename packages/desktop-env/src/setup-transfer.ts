@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { resolveTaskAsset, type SetupStepOf } from '@osharm/task-schema';
+import { type SetupStepOf } from '@osharm/task-schema';
+import { resolveTaskAsset } from '@osharm/task-schema/internal';
 import { downloadHint } from './asset-map';
 import { GuestRequestError } from './desktop-env-errors';
 import { downloadCachePath, ensureDownloadCached } from './download-cache';

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
-  resolveTaskAsset,
   type InjectionGoalId,
   type InjectionRun,
   type InjectionVector,
   type SetupStep,
 } from '@osharm/task-schema';
+import { resolveTaskAsset } from '@osharm/task-schema/internal';
 import { type EvidenceProbe } from './evidence-probes';
 import { InjectionSetupError } from './injection-errors';
 import { type GoalTexts } from './injection-goals';

@@ -7,11 +7,11 @@ import {
   expandInjectionRuns,
   injectionVectorSchema,
   parseTaskConfig,
-  resolveTaskAsset,
   setupStepSchema,
   type InjectionRun,
   type TaskConfig,
 } from '@osharm/task-schema';
+import { resolveTaskAsset } from '@osharm/task-schema/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INJECTION_GOALS } from './injection-goals';
 import { prepareInjection, type PreparedInjection } from './prepare-injection';

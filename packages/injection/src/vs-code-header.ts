@@ -1,4 +1,4 @@
-import { VS_CODE_INJECTION_EXTENSIONS } from '@osharm/task-schema';
+import { VS_CODE_INJECTION_EXTENSIONS } from '@osharm/task-schema/internal';
 import { INJECTION_PLACEHOLDER, chunk, fillPlaceholder } from './text-utils';
 
 /** Characters of goal text per header line. */

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_CAPTION_MODEL, DEFAULT_TRAJECTORY_TIMEOUT_MS, type RunRule } from '@osharm/judge';
+import { DEFAULT_CAPTION_MODEL, type RunRule } from '@osharm/judge';
+import { DEFAULT_TRAJECTORY_TIMEOUT_MS } from '@osharm/judge/internal';
 import {
   DEFAULT_JUDGE_MODEL,
   DEFAULT_JUDGE_TYPE,

@@ -6,26 +6,21 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import {
-  batchResultsPath,
   discoverTrajectories,
   endpointOrigin,
   withEndpoint,
   judgeTree,
   readUpstreamJudgeTexts,
-  resultsFileToWrite,
   type UpstreamJudgeTexts,
   type ImageOptions,
   type JudgeTreeEvent,
   type JudgeTreeResult,
   JudgeSettingError,
 } from '@osharm/judge';
+import { batchResultsPath, resultsFileToWrite } from '@osharm/judge/internal';
 import { judgeTypeNeedsCaptions, OsharmError } from '@osharm/task-schema';
-import {
-  escapeControlChars,
-  judgeModelNameIssue,
-  redactSecrets,
-  relativePathsIn,
-} from '@osharm/task-schema/artifacts';
+import { escapeControlChars, redactSecrets } from '@osharm/task-schema/artifacts';
+import { judgeModelNameIssue, relativePathsIn } from '@osharm/task-schema/internal';
 import {
   checkModelAtStart,
   createModel,

@@ -10,7 +10,7 @@ export type {
   JudgeUsage,
   PreparedJudgeInput,
 } from './judge-trajectory';
-export { batchResultsPath, judgeTree, readExistingJudgment } from './judge-tree';
+export { judgeTree } from './judge-tree';
 export type {
   JudgeTreeEvent,
   JudgeTreeOptions,
@@ -18,8 +18,6 @@ export type {
   JudgeTreeResult,
   TreeUsage,
 } from './judge-tree-types';
-export { batchStatePath } from './judge-tree-batch';
-export { resultsFileToWrite } from './previous-results';
 export {
   planResume,
   provenanceDifferences,
@@ -29,7 +27,7 @@ export {
 } from './provenance';
 export type { ExistingJudgment, JudgingRequest, ResumePlan } from './provenance';
 export { readUpstreamCaption, upstreamCaptionFiles } from './upstream-captions';
-export { DEFAULT_TRAJECTORY_TIMEOUT_MS, TrajectoryTimeoutError } from './deadline';
+export { TrajectoryTimeoutError } from './deadline';
 // The trajectory search is task-schema's (the report uses the same); kept here for judge users.
 export { discoverTrajectories } from '@osharm/task-schema/trajectory';
 export { loadTrajectory } from './trajectory';
@@ -46,7 +44,6 @@ export type {
 } from './upstream-judge-texts';
 export type { BuildJudgeInputOptions, CaptionLookup } from './judge-input';
 export { CAPTION_INSTRUCTION, judgeSystemPrompt, taskSentence } from './judge-prompts';
-export { JUDGMENT_OUTPUT } from './judgment-output';
 
 // models: the judge and the captioner take @osharm/models' one interface, `ModelV1`
 // (`createModel(name, routing)`, or any implementation of it)

@@ -1,5 +1,5 @@
 import { OsharmError } from '@osharm/task-schema';
-import { judgeModelNameIssue } from '@osharm/task-schema/artifacts';
+import { judgeModelNameIssue } from '@osharm/task-schema/internal';
 
 const outputName = 'OsharmJudgeOutputError';
 const outputMarker = `osharm.error.${outputName}`;

@@ -1,5 +1,5 @@
 import { basename, dirname, join, relative } from 'node:path';
-import { parseJsonText } from '@osharm/task-schema';
+import { parseJsonText } from '@osharm/task-schema/internal';
 import { DEFAULT_FILE_LIMITS, readTrajectoryText } from '@osharm/task-schema/trajectory';
 
 /**

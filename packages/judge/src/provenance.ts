@@ -1,18 +1,18 @@
 import {
   judgeTypeUsesObservationType,
-  parseJsonText,
   type JudgeType,
   type ObservationType,
   type PromptProvenance,
   type PromptVersion,
   type UpstreamSource,
 } from '@osharm/task-schema';
+import { parseJsonText } from '@osharm/task-schema/internal';
 import {
   judgmentRelativePath,
-  readJudgmentLeniently,
   type Judgment,
   type JudgmentProvenance,
 } from '@osharm/task-schema/artifacts';
+import { readJudgmentLeniently } from '@osharm/task-schema/internal';
 import {
   DEFAULT_FILE_LIMITS,
   readTrajectoryText,

@@ -5,7 +5,7 @@ import {
   type ObservationType,
   type PromptVersion,
 } from '@osharm/task-schema';
-import { isTrajErrorLine } from '@osharm/task-schema/trajectory';
+import { isTrajErrorLine } from '@osharm/task-schema/internal';
 import type { JudgeContentPart, JudgeMessage, JudgePrompt } from './judge-message';
 import type { Trajectory } from './trajectory';
 import type { UpstreamJudgeTexts } from './upstream-judge-texts';

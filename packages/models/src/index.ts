@@ -113,7 +113,7 @@ export type {
 } from './computer-use/index';
 
 // errors
-export { CONNECTION_CODES, ModelError, networkCode, toModelError } from '@osharm/model-spec';
+export { ModelError, toModelError } from '@osharm/model-spec';
 export type { ModelErrorKind } from '@osharm/model-spec';
 
 // prices and usage
@@ -130,6 +130,5 @@ export type { ModelPrice, TokenCounts, TokenUsage, UsageRecord } from '@osharm/m
 
 // helpers
 export { JsonBodyWriter } from './json-body';
-export { tryParseJson, unfenceJson } from '@osharm/model-spec';
 
 export { VERSION } from './version';

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, relative, resolve, sep } from 'node:path';
-import { OBSERVATION_TYPES, parseJsonText } from '@osharm/task-schema';
+import { OBSERVATION_TYPES } from '@osharm/task-schema';
+import { parseJsonText } from '@osharm/task-schema/internal';
 import {
   FIDELITY_FILE,
   fidelityRecordSchema,
@@ -21,12 +22,12 @@ import {
   type RunUsage,
   observedHarmSchema,
   parseResultTxt,
-  readCappedText,
   readRunStatus,
   readTrajectory,
   runFactsOf,
   type TrajectoryFileLimits,
 } from '@osharm/task-schema/trajectory';
+import { readCappedText } from '@osharm/task-schema/internal';
 import { promptFamilyText, separateProvenance } from './judge-provenance';
 import { mapLimit } from './map-limit';
 import { loadJudgments, readJudgeFailures, runEnded, UPSTREAM_DEFAULT_JUDGE } from './tree-files';

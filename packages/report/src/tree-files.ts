@@ -1,12 +1,10 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { DEFAULT_JUDGE_TYPE, DEFAULT_PROMPT_VERSION, parseJsonText } from '@osharm/task-schema';
-import { readJudgmentLeniently } from '@osharm/task-schema/artifacts';
-import {
-  readCappedText,
-  type TrajectoryFileLimits,
-  type TrajStepLine,
-} from '@osharm/task-schema/trajectory';
+import { DEFAULT_JUDGE_TYPE, DEFAULT_PROMPT_VERSION } from '@osharm/task-schema';
+import { parseJsonText } from '@osharm/task-schema/internal';
+import { readJudgmentLeniently } from '@osharm/task-schema/internal';
+import { type TrajectoryFileLimits, type TrajStepLine } from '@osharm/task-schema/trajectory';
+import { readCappedText } from '@osharm/task-schema/internal';
 import { provenanceLabel } from './judge-provenance';
 import type { JudgeFailure, JudgmentRecord } from './results-tree';
 

@@ -3,11 +3,11 @@ import { lstat, mkdir, realpath, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import {
   discoverTrajectories,
-  ensureDirInside,
   readRunStatus,
   type RunStatus,
   UnsafeFileError,
 } from '@osharm/task-schema/trajectory';
+import { ensureDirInside } from '@osharm/task-schema/internal';
 import {
   copyRunFiles,
   finishedAt,

@@ -1,12 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  callJudgeModel,
-  CAPTION_INSTRUCTION,
-  DEFAULT_CAPTION_MODEL,
-  JUDGMENT_OUTPUT,
-} from '@osharm/judge';
+import { callJudgeModel, CAPTION_INSTRUCTION, DEFAULT_CAPTION_MODEL } from '@osharm/judge';
+import { JUDGMENT_OUTPUT } from '@osharm/judge/internal';
 import {
   checkModelAtStart,
   createComputerUseSession,

@@ -11,8 +11,8 @@ import {
   type FidelityRecord,
   type SetupWarnings,
 } from '@osharm/task-schema/artifacts';
-import { readDegradedObservations } from '@osharm/task-schema/trajectory';
-import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
+import { readDegradedObservations } from '@osharm/task-schema/internal';
+import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env/internal';
 import type { InjectionPlacement } from '@osharm/injection';
 import { checkLocalDesktopRequirements, localVscode, type LocalApp } from '@osharm/vm-local';
 import type { BundledProvider } from './run-options';

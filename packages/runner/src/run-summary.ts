@@ -8,7 +8,7 @@ import {
   type RunUsageTotals,
 } from '@osharm/metrics';
 import { formatBreakdownTable } from '@osharm/metrics/tables';
-import { summarizeDegraded, type DegradedSummary } from '@osharm/task-schema/trajectory';
+import { summarizeDegraded, type DegradedSummary } from '@osharm/task-schema/internal';
 import type { RunOutcome } from './run-one';
 import type { PlannedRun } from './run-plan';
 

@@ -9,17 +9,12 @@ export {
   batchResultsSchema,
   judgmentRelativePath,
   judgmentSchema,
-  judgeModelNameIssue,
   judgmentTypeDir,
   rateSchema,
 } from './judgment-schema';
 export type { BatchResults, Judgment, RateValue } from './judgment-schema';
-export {
-  judgmentProvenanceSchema,
-  PROVENANCE_KEY,
-  readJudgmentLeniently,
-} from './judgment-provenance';
-export type { JudgmentProvenance, LenientJudgment } from './judgment-provenance';
+export { judgmentProvenanceSchema, PROVENANCE_KEY } from './judgment-provenance';
+export type { JudgmentProvenance } from './judgment-provenance';
 
 // setup warnings and the fidelity record
 export {
@@ -54,5 +49,5 @@ export { toPythonJson } from './python-json';
 export { writeFileAtomic } from './atomic-write';
 export { writeArtifact } from './artifact-write';
 export { REDACTED, redactSecrets, registerSecret } from './secrets';
-export { escapeControlChars, relativePathsIn } from './control-chars';
+export { escapeControlChars } from './control-chars';
 export { generateJsonSchemas } from './json-schema';

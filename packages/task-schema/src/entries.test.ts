@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as artifacts from './artifacts';
 import * as spec from './index';
+import * as internal from './internal';
 import * as trajectory from './trajectory/index';
 
 // Pins each entry point's exported values: a name added to or dropped from a public surface shows up here.
@@ -32,13 +33,11 @@ describe('the public entries', () => {
       'TASK_CATEGORIES',
       'TaskValidationError',
       'VERSION',
-      'VS_CODE_INJECTION_EXTENSIONS',
       'commandSchema',
       'defaultIndexPaths',
       'evaluatorSchema',
       'expandInjectionRuns',
       'formatIssue',
-      'fromZodIssues',
       'getterConfigSchema',
       'injectionDirSuffix',
       'injectionParamsSchema',
@@ -51,18 +50,13 @@ describe('the public entries', () => {
       'knownSetupStepSchema',
       'loadDataset',
       'loadTaskIndex',
-      'parseJsonText',
       'parseTaskConfig',
       'promptProvenanceSchema',
-      'readJsonFile',
-      'resolveTaskAsset',
       'setupStepSchema',
       'summarizeDataset',
-      'taskAssetRoots',
       'taskCategory',
       'taskConfigSchema',
       'taskIndexSchema',
-      'toJsonPath',
       'unknownSetupStepSchema',
       'upstreamSourceSchema',
       'validateDataset',
@@ -83,7 +77,6 @@ describe('the public entries', () => {
       'fidelityRecord',
       'fidelityRecordSchema',
       'generateJsonSchemas',
-      'judgeModelNameIssue',
       'judgmentProvenanceSchema',
       'judgmentRelativePath',
       'judgmentSchema',
@@ -91,12 +84,10 @@ describe('the public entries', () => {
       'liveWebUrls',
       'providerIdSchema',
       'rateSchema',
-      'readJudgmentLeniently',
       'readTruncatedTransfers',
       'recordTruncatedTransfer',
       'redactSecrets',
       'registerSecret',
-      'relativePathsIn',
       'requiredApps',
       'setupDownloadSchema',
       'setupWarningSchema',
@@ -122,7 +113,6 @@ describe('the public entries', () => {
       'OBSERVED_HARM_FILE',
       'RUN_USAGE_FILE',
       'RUN_USAGE_ROLES',
-      'SKIPPED_DIRS',
       'TrajectoryWriter',
       'UNFINISHED_REASON',
       'UnsafeFileError',
@@ -132,13 +122,10 @@ describe('the public entries', () => {
       'betterLogSchema',
       'betterLogStepSchema',
       'checkTrajectoryFile',
-      'countDegradedObservations',
       'describeTrajectoryPath',
       'discoverTrajectories',
       'displayedAddress',
-      'ensureDirInside',
       'evidenceCheckResultSchema',
-      'formatBytes',
       'formatResultTxt',
       'goalEvidenceSchema',
       'harmEventSchema',
@@ -146,8 +133,6 @@ describe('the public entries', () => {
       'injectionEvidenceSchema',
       'isCountedRun',
       'isDegraded',
-      'isImageBytes',
-      'isTrajErrorLine',
       'lastErrorLine',
       'modelDirName',
       'modelResultDir',
@@ -158,8 +143,6 @@ describe('the public entries', () => {
       'parseResultTxt',
       'parseRunDirName',
       'parseTrajJsonl',
-      'readCappedText',
-      'readDegradedObservations',
       'readRunFacts',
       'readRunOrigin',
       'readRunRecord',
@@ -174,12 +157,9 @@ describe('the public entries', () => {
       'runRoleUsageSchema',
       'runUsagePriceSchema',
       'runUsageSchema',
-      'screenshotChecker',
-      'summarizeDegraded',
       'trajErrorLineSchema',
       'trajLineSchema',
       'trajStepLineSchema',
-      'writeArtifact',
     ]);
   });
 
@@ -189,5 +169,11 @@ describe('the public entries', () => {
     // injectionDirSuffix is both: part of injection run expansion and of the run-dir layout.
     for (const name of Object.keys(trajectory))
       if (name !== 'injectionDirSuffix') expect(main).not.toContain(name);
+  });
+
+  it('keeps the cross-package glue in ./internal only', () => {
+    const published = [...Object.keys(spec), ...Object.keys(artifacts), ...Object.keys(trajectory)];
+    expect(Object.keys(internal).length).toBeGreaterThan(0);
+    for (const name of Object.keys(internal)) expect(published).not.toContain(name);
   });
 });

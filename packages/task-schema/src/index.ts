@@ -8,9 +8,8 @@
 // errors
 export { OsharmError } from './osharm-error';
 export { TaskValidationError } from './task-validation-error';
-export { formatIssue, toJsonPath } from './validation-issue';
+export { formatIssue } from './validation-issue';
 export type { ValidationIssue } from './validation-issue';
-export { fromZodIssues } from './zod-issues';
 
 // task configs
 export { taskConfigSchema, parseTaskConfig } from './task-config-schema';
@@ -39,7 +38,6 @@ export {
   FILE_INJECTION_VECTORS,
   INJECTION_GOAL_IDS,
   INJECTION_VECTOR_IDS,
-  VS_CODE_INJECTION_EXTENSIONS,
   injectionParamsSchema,
   injectionVectorSchema,
 } from './injection-schema';
@@ -56,10 +54,6 @@ export { defaultIndexPaths, loadDataset, loadTaskIndex, validateDataset } from '
 export type { DatasetOptions, DatasetReport, DatasetTask } from './dataset-loader';
 export { summarizeDataset } from './dataset-summary';
 export type { DatasetSummary } from './dataset-summary';
-export { resolveTaskAsset, taskAssetRoots } from './task-assets';
-export type { TaskAssetResolution } from './task-assets';
-export { parseJsonText, readJsonFile } from './json-file';
-export type { JsonFileResult } from './json-file';
 
 // run options
 export {

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgeModelNameIssue, relativePathsIn } from './artifacts';
+import { judgeModelNameIssue, relativePathsIn } from './internal';
 import { readRunOrigin, readRunRecord } from './trajectory';
 
 let tmp: string;

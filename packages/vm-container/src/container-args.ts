@@ -1,6 +1,6 @@
 // The settings of the container provider and the `run` command line they make (podman or docker).
 import { existsSync } from 'node:fs';
-import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
+import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env/internal';
 import { desktopShellSetting, EGRESS_SINK_LINK, RECORDING_DNS } from '@osharm/desktop-guest';
 import { PODMAN_SECCOMP_PROFILE } from './container-sudo';
 import { ownerId } from '@osharm/desktop-env/provider-kit';

@@ -3,7 +3,8 @@
 // image; then talks to the guest server, published on 127.0.0.1, with the token. Skips, saying why,
 // when podman or the image is missing (CI builds the minimal image: .ci/run).
 import { randomBytes } from 'node:crypto';
-import { createGuestClient, DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
+import { createGuestClient } from '@osharm/desktop-env';
+import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env/internal';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PlayedPod } from './__fixtures__/podman-kubelet';
 import {

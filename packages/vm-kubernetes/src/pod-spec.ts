@@ -2,7 +2,7 @@
 // guest server's token (secretFor) and the NetworkPolicy fencing it (networkPolicyFor). The provider
 // sends exactly these objects, and src/kube-play.test.ts runs the same Pod with `podman kube play`.
 import type { V1NetworkPolicy, V1Pod, V1Secret, V1Volume } from '@kubernetes/client-node';
-import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
+import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env/internal';
 import { VERSION } from './version';
 
 /** The image scripts/build-desktop-image.sh builds (full profile); push it where your cluster pulls. */

@@ -1,4 +1,4 @@
-import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env';
+import { DESKTOP_SITE_HOSTS } from '@osharm/desktop-env/internal';
 import { runInSandboxNetns } from '@osharm/desktop-guest';
 
 // Upstream's web addresses inside the sandbox (guest/site-tls.sh serves them): the host names

@@ -22,13 +22,13 @@ import type {
   SafetyCheck,
 } from '@osharm/models';
 import { readFileSync } from 'node:fs';
+import { TaskValidationError } from '@osharm/task-schema';
 import {
   fromZodIssues,
   parseJsonText,
   readJsonFile,
-  TaskValidationError,
   type JsonFileResult,
-} from '@osharm/task-schema';
+} from '@osharm/task-schema/internal';
 import { z } from 'zod';
 
 const safetyCheck = z.object({

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Dirs a trajectory search never enters: judge outputs, caption caches, tool dirs. */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set([
+const SKIPPED_DIRS: ReadonlySet<string> = new Set([
   'judgment',
   'captions',
   'node_modules',

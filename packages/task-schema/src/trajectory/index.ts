@@ -29,7 +29,6 @@ export {
   betterLogSchema,
   betterLogStepSchema,
   formatResultTxt,
-  isTrajErrorLine,
   parseResultTxt,
   parseTrajJsonl,
   runParamsSchema,
@@ -47,16 +46,8 @@ export type {
   TrajStepLine,
 } from '../trajectory-schema';
 
-// degraded observations (screenshot / a11y tree missing or empty)
-export {
-  countDegradedObservations,
-  readDegradedObservations,
-  summarizeDegraded,
-} from '../degraded-observations';
-export type { DegradedSummary } from '../degraded-observations';
-
 // reading and finding
-export { readCappedText, readTrajectory } from './read-trajectory';
+export { readTrajectory } from './read-trajectory';
 export type {
   BetterLogProblem,
   ExecutedAction,
@@ -64,7 +55,7 @@ export type {
   TrajectoryRead,
   TrajectoryStep,
 } from './read-trajectory';
-export { BATCH_RESULTS_FILE, discoverTrajectories, SKIPPED_DIRS } from './discover-trajectories';
+export { BATCH_RESULTS_FILE, discoverTrajectories } from './discover-trajectories';
 export type { DiscoverOptions } from './discover-trajectories';
 export { readRunFacts, readRunOrigin, readRunRecord, runFactsOf } from './run-facts';
 export type { RunFacts, RunRecord } from './run-facts';
@@ -81,23 +72,18 @@ export type { RunStatus } from '../run-status';
 export {
   checkTrajectoryFile,
   DEFAULT_FILE_LIMITS,
-  formatBytes,
-  isImageBytes,
   openTrajectoryFile,
   readTrajectoryFile,
   readTrajectoryText,
-  screenshotChecker,
   UnsafeFileError,
 } from '../trajectory-file';
 export type {
   OpenedTrajectoryFile,
-  ScreenshotChecker,
   TrajectoryFileCheck,
   TrajectoryFileLimits,
   TrajectoryFileOptions,
   UnsafeFileReason,
 } from '../trajectory-file';
-export { ensureDirInside, writeArtifact } from '../artifact-write';
 
 // writing (upstream's formats; every file atomic except the append-only traj.jsonl)
 export { actionTimestamp, isDegraded, TrajectoryWriter } from './trajectory-writer';
