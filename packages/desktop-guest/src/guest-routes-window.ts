@@ -36,6 +36,11 @@ export async function listWindows(env: NodeJS.ProcessEnv): Promise<string[]> {
   }
 }
 
+/** A `wmctrl -l` line's window title (its columns after id, desktop and host). */
+function windowTitle(line: string): string {
+  return line.split(/\s+/).slice(3).join(' ');
+}
+
 function openerFor(path: string): string[] {
   if (officeExtensions.has(extname(path).toLowerCase()) && existsSync('/usr/bin/soffice')) {
     return ['soffice', '--norestore', path];
@@ -76,7 +81,7 @@ export function windowRoutes(context: GuestContext): Routes {
     // Upstream ignores wmctrl's exit code; we report a missing window as 404 (documented).
     if (result.returncode !== 0) {
       // The windows there are, by title (wmctrl -l's last column), so a setup warning says what was found.
-      const titles = (await listWindows(env)).map(line => line.split(/\s+/).slice(3).join(' '));
+      const titles = (await listWindows(env)).map(windowTitle);
       sendJson(
         response,
         404,
@@ -147,7 +152,7 @@ export function windowRoutes(context: GuestContext): Routes {
         const deadline = Date.now() + timeoutMs;
         while (Date.now() < deadline) {
           for (const line of await listWindows(env)) {
-            const title = line.split(/\s+/).slice(3).join(' ');
+            const title = windowTitle(line);
             if (names.some(name => title.includes(name))) {
               const id = line.split(/\s+/)[0] as string;
               await runProcess(['wmctrl', '-i', '-a', id], { timeoutMs: 10_000, env }).catch(

@@ -1,7 +1,7 @@
 // The `fetch` the vendor SDKs (openai, @anthropic-ai/sdk) are given: one request over node:http /
 // node:https with keep-alive, the whole answer read before the SDK sees it. Node's global fetch (undici's
-// web-streams pipeline) cost about twice the CPU per model call (packages/judge/bench: ≈ 1.7 vs 3.1 ms
-// per request at 16 in flight); no call of this package streams. What this does not cover goes to
+// web-streams pipeline) cost more CPU per model call (measured in docs/packages/models.md and, on the
+// judge bench, docs/benchmarks.md: 4.70 → 3.82 ms per trajectory); no call of this package streams. What this does not cover goes to
 // the global fetch unchanged: a body that is not text or bytes (form data, a stream, a Blob), a
 // protocol other than http(s), a Request object. It behaves as fetch does where the SDKs look: a
 // failed connection rejects with `TypeError('fetch failed', { cause })`, an aborted one with the
