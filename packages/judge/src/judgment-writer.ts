@@ -107,12 +107,5 @@ export async function writeMessages(
     return;
   }
   const top = join(dir, 'messages.json');
-  let present = false;
-  try {
-    lstatSync(top);
-    present = true;
-  } catch {
-    // none yet
-  }
-  if (!present) await writeArtifact(dir, 'messages.json', text);
+  if (!lstatSync(top, { throwIfNoEntry: false })) await writeArtifact(dir, 'messages.json', text);
 }

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +108,26 @@ describe('writeJudgment', () => {
     await write();
     await write(); // its own verdict may be replaced (force)
     expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject(verdict);
+  });
+
+  it('checks again a judgment replaced after the resume plan read it as osharm’s', async () => {
+    const dir = await mkdtemp(join(tmp, 'r-'));
+    const own = { ...verdict, osharm_provenance: provenanceFor(request, 'gpt-4.1') };
+    await put(dir, 'v3', own);
+    // The plan reads it (osharm's own, so the writer's guard may trust it while it is unchanged) …
+    expect(await planResume(dir, request, { force: true })).toMatchObject({ action: 'judge' });
+    // … then another tool writes its verdict there, same size, its modification time set back.
+    const file = join(dir, 'judgment/gpt-4.1/default/v3/judgment.json');
+    const { mtime } = await stat(file);
+    const foreign = JSON.stringify({ ...own, osharm_provenance: undefined }).padEnd(
+      JSON.stringify(own).length,
+    );
+    await writeFile(file, foreign);
+    await utimes(file, mtime, mtime);
+    await expect(
+      writeJudgment({ dir, judgment: verdict, ...request, provenance: own.osharm_provenance }),
+    ).rejects.toThrow(/osharm did not write; kept, not written over/);
+    expect(await readFile(file, 'utf8')).toBe(foreign);
   });
 });
 

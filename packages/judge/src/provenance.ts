@@ -19,7 +19,26 @@ import {
   UnsafeFileError,
 } from '@osharm/task-schema/trajectory';
 import { checkModelAtStart, lifecycleRecord } from '@osharm/models';
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 import { VERSION } from './version';
+
+/**
+ * judgment.json files this process read and found holding osharm's provenance, with the file's
+ * identity then (device, inode, size, change and modification times): the writer's guard
+ * ({@link assertWritableJudgment}) trusts a file whose identity is unchanged instead of reading it a
+ * second time. Any replacement or edit since (a new inode, a new ctime) is read and checked again.
+ */
+const osharmJudgments = new Map<string, string>();
+const OSHARM_JUDGMENTS_KEPT = 4096;
+
+/** A regular file's identity, or undefined (none there, or not a regular file). */
+function fileIdentity(path: string): string | undefined {
+  const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  return stat?.isFile()
+    ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.ctimeNs}:${stat.mtimeNs}`
+    : undefined;
+}
 
 /**
  * Whose wording osharm's prompts are in. osharm's v1 / v2 / v3 are this project's own wording of
@@ -182,6 +201,7 @@ async function classifyAt(
   versionDir: string,
 ): Promise<ExistingJudgment> {
   const file = judgmentRelativePath({ ...request, promptVersion: versionDir });
+  const before = fileIdentity(join(dir, file));
   let text: string;
   try {
     text = await readTrajectoryText(file, {
@@ -227,6 +247,12 @@ async function classifyAt(
       file,
       byOsharm: false,
     };
+  // Unchanged while it was read: the writer's guard may trust it (osharmJudgments).
+  if (before !== undefined && before === fileIdentity(join(dir, file))) {
+    if (osharmJudgments.size >= OSHARM_JUDGMENTS_KEPT)
+      osharmJudgments.delete(osharmJudgments.keys().next().value!);
+    osharmJudgments.set(join(dir, file), before);
+  }
   const differences = provenanceDifferences(read.provenance, request);
   if (differences.length > 0)
     return {
@@ -305,6 +331,10 @@ export function describeForeign(foreign: Extract<ExistingJudgment, { state: 'for
  * @throws {Error} naming the file when it exists and holds no valid osharm provenance.
  */
 export async function assertWritableJudgment(dir: string, file: string): Promise<void> {
+  const path = join(dir, file);
+  if (!lstatSync(path, { throwIfNoEntry: false })) return;
+  const known = osharmJudgments.get(path);
+  if (known !== undefined && known === fileIdentity(path)) return;
   let text: string;
   try {
     text = await readTrajectoryText(file, {

@@ -1,4 +1,5 @@
-import { basename, extname } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
 import { parseJsonText } from '@osharm/task-schema/internal';
 import { DEFAULT_FILE_LIMITS, readTrajectoryText } from '@osharm/task-schema/trajectory';
 
@@ -44,6 +45,8 @@ export async function readUpstreamCaption(options: {
   if (options.captioner.split('/').some(part => part === '' || part === '.' || part === '..'))
     return undefined;
   for (const file of upstreamCaptionFiles(options)) {
+    // Usually there is none: a stat that throws nothing is far cheaper than a refused open.
+    if (!statSync(join(options.dir, file), { throwIfNoEntry: false })) continue;
     let text: string;
     try {
       text = await readTrajectoryText(file, {
