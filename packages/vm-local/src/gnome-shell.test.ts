@@ -129,6 +129,26 @@ describe.skipIf(skipReason !== undefined)('GNOME Shell on the local desktop', ()
     });
   });
 
+  // First, before anything else presses a key: the os tasks' setup on a fresh desktop (click the
+  // desktop, Ctrl+Alt+T, then activate_window "Terminal"). Its first shortcut used to be lost on
+  // about half of the fresh desktops (extension.js PROBE); the start script now presses a probe
+  // shortcut until the shell reports it.
+  it("opens a terminal at the first Ctrl+Alt+T, as the os tasks' setup presses it", async () => {
+    const phases = await sh(endpoint, 'cat /run/osharm/start-phases');
+    expect(phases.output).toMatch(/^shell-keys-ready /m);
+    const pressed = await sh(
+      endpoint,
+      `python -c "import pyautogui, time; pyautogui.click(960, 540); time.sleep(0.5); pyautogui.hotkey('ctrl', 'alt', 't'); time.sleep(0.5)"`,
+    );
+    expect(pressed.returncode).toBe(0);
+    await waitFor(
+      async () => /Terminal/.test((await sh(endpoint, 'wmctrl -l')).output),
+      15_000,
+      'a terminal window after the first Ctrl+Alt+T',
+    );
+    await sh(endpoint, 'wmctrl -c Terminal');
+  }, 60_000);
+
   it.skipIf(observations.length === 0)(
     "has every shell row of upstream's first observations at upstream's position (±8 px)",
     async () => {

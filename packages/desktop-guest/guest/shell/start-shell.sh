@@ -113,6 +113,27 @@ osharm_start_gnome_shell() {
   done
   cat "$osharm_shell_state/shell-phases" >>/run/osharm/start-phases 2>/dev/null
   echo "shell-ready-seen $EPOCHREALTIME" >>/run/osharm/start-phases
+  osharm_gnome_shell_keys
+}
+
+# Presses the extension's probe shortcut (through XTest, as pyautogui does) until the shell reports it
+# (keys-ready): the X server's switch to XTest's keyboard, during which mutter grabs its shortcuts
+# again and a shortcut pressed is lost, is then over before the agent's first key (extension.js PROBE).
+osharm_gnome_shell_keys() {
+  local keys_ready="$osharm_shell_state/keys-ready" tries=0
+  while [ ! -f "$keys_ready" ] && [ "$tries" -lt 40 ]; do
+    xdotool key ctrl+alt+shift+super+F12 2>>"$osharm_shell_state/gnome-shell.log"
+    for _ in 1 2 3 4 5; do
+      [ -f "$keys_ready" ] && break
+      sleep 0.05
+    done
+    tries=$((tries + 1))
+  done
+  if [ -f "$keys_ready" ]; then
+    echo "shell-keys-ready $EPOCHREALTIME" >>/run/osharm/start-phases
+  else
+    echo "osharm: GNOME Shell did not report its probe shortcut in $tries presses: a shortcut the agent presses first may be lost" >&2
+  fi
 }
 
 osharm_shell_started=$(date +%s%3N)
@@ -140,5 +161,5 @@ printf '{"shell":%s,"requested":%s,"fallback":%s,"start_ms":%s}\n' "$(osharm_jso
   "$(osharm_json "$OSHARM_SHELL_REQUESTED")" \
   "$([ -n "$OSHARM_SHELL_FALLBACK" ] && osharm_json "$OSHARM_SHELL_FALLBACK" || echo null)" \
   "$(($(date +%s%3N) - osharm_shell_started))" >/run/osharm/shell.json
-unset -f osharm_gnome_shell_settings osharm_gnome_shell_settings_now osharm_start_gnome_shell osharm_json
+unset -f osharm_gnome_shell_settings osharm_gnome_shell_settings_now osharm_start_gnome_shell osharm_gnome_shell_keys osharm_json
 unset osharm_shell_dir osharm_shell_started osharm_shell_state

@@ -9,6 +9,7 @@
  *  - Application windows open maximised (right of the dock, below the top bar); terminals and
  *    dialogs keep their size, as with the openbox configuration this replaces.
  *  - Ctrl+Alt+T opens a terminal (Ubuntu's shortcut; gnome-settings-daemon does not run here).
+ *  - A probe shortcut the start script presses until the shell reports it (keys-ready; see PROBE).
  *  - Once start-up is over (overview left, the desktop icons' window shown or given up on), it
  *    writes $XDG_RUNTIME_DIR/osharm-shell/shell-ready: the start script waits for that file. */
 'use strict';
@@ -22,6 +23,13 @@ const YARU = '/usr/share/gnome-shell/theme/Yaru/gnome-shell.css';
 const BOTTOM_RESERVE = 91;
 const SYSTEM_MENU_WIDTH = 106;
 const KEEP_SIZE = ['Gnome-terminal', 'gnome-terminal-server', 'XTerm', 'xterm'];
+// The first key event of a session comes from XTest's keyboard, not Xvfb's: the X server then gives
+// the core keyboard that device's keymap, mutter reads it again and grabs its shortcuts again, and a
+// shortcut pressed meanwhile reaches no one (the os tasks' Ctrl+Alt+T was lost on about half of the
+// fresh desktops, never on a second press). The start script presses this shortcut, which nothing
+// else uses, until the shell reports it here: the switch is over, and a shortcut is seen to arrive,
+// before the desktop is ready. It is released once seen.
+const PROBE = '<Control><Alt><Shift><Super>F12';
 // How long the marker waits for the desktop icons' window (Desktop Icons NG runs as its own process).
 const DESKTOP_ICONS_WAIT_MS = 15000;
 
@@ -33,6 +41,10 @@ function readyPath() {
 const phases = [];
 function mark(name) {
   phases.push(`${name} ${(GLib.get_real_time() / 1e6).toFixed(6)}`);
+}
+
+function keysReadyPath() {
+  return GLib.build_filenamev([GLib.get_user_runtime_dir(), 'osharm-shell', 'keys-ready']);
 }
 
 function hasDesktopWindow() {
@@ -71,24 +83,32 @@ class Extension {
       if (KEEP_SIZE.includes(window.get_wm_class()) || !window.can_maximize()) return;
       window.maximize(Meta.MaximizeFlags.BOTH);
     });
-    this._terminalAction = global.display.grab_accelerator(
-      '<Control><Alt>t',
-      Meta.KeyBindingFlags.NONE,
-    );
-    if (this._terminalAction !== Meta.KeyBindingAction.NONE) {
-      Main.wm.allowKeybinding(
-        Meta.external_binding_name_for_action(this._terminalAction),
-        Shell.ActionMode.ALL,
-      );
-      this._accelerator = global.display.connect('accelerator-activated', (_display, action) => {
-        if (action !== this._terminalAction) return;
+    this._terminalAction = this._grab('<Control><Alt>t');
+    this._probeAction = this._grab(PROBE);
+    this._accelerator = global.display.connect('accelerator-activated', (_display, action) => {
+      if (action === this._probeAction) {
+        log('osharm-desktop: probe shortcut seen: keys-ready');
+        global.display.ungrab_accelerator(this._probeAction);
+        this._probeAction = 0;
+        GLib.file_set_contents(keysReadyPath(), 'keys-ready\n');
+      } else if (action === this._terminalAction) {
         log('osharm-desktop: Ctrl+Alt+T: starting gnome-terminal');
         Util.spawn(['gnome-terminal']);
-      });
-    }
+      }
+    });
     if (Main.layoutManager._startingUp)
       this._startup = Main.layoutManager.connect('startup-complete', () => this._settle());
     else this._settle();
+  }
+
+  _grab(accelerator) {
+    const action = global.display.grab_accelerator(accelerator, Meta.KeyBindingFlags.NONE);
+    if (action === Meta.KeyBindingAction.NONE) {
+      log(`osharm-desktop: ${accelerator} could not be grabbed`);
+      return 0;
+    }
+    Main.wm.allowKeybinding(Meta.external_binding_name_for_action(action), Shell.ActionMode.ALL);
+    return action;
   }
 
   _settle() {
@@ -120,6 +140,7 @@ class Extension {
     if (this._startup) Main.layoutManager.disconnect(this._startup);
     if (this._accelerator) global.display.disconnect(this._accelerator);
     if (this._terminalAction) global.display.ungrab_accelerator(this._terminalAction);
+    if (this._probeAction) global.display.ungrab_accelerator(this._probeAction);
     global.display.disconnect(this._windowCreated);
     this._systemMenu?.set_width(-1);
     if (this._reserve) {
@@ -127,7 +148,7 @@ class Extension {
       this._reserve.destroy();
     }
     this._reserve = this._systemMenu = null;
-    this._poll = this._startup = this._accelerator = this._terminalAction = 0;
+    this._poll = this._startup = this._accelerator = this._terminalAction = this._probeAction = 0;
   }
 }
 
