@@ -154,6 +154,7 @@ try {
 
   const timedRun = async (concurrency: number) => {
     await judgeServer.command('reset');
+    const threadStart = process.threadCpuUsage();
     cpuStart = process.cpuUsage();
     const started = performance.now();
     const result = await judgeTree({
@@ -165,12 +166,14 @@ try {
     });
     const seconds = (performance.now() - started) / 1000;
     cpu = process.cpuUsage(cpuStart);
+    const thread = process.threadCpuUsage(threadStart);
     const stats = await judgeServer.command('stats');
     const judged = Object.keys(result.results).length;
     log(
       `    concurrency ${String(concurrency).padStart(2)}: ${fixed(seconds)} s wall, ${judged} judged, ${Object.keys(result.errors).length} errors, ` +
         `${stats.judgeCalls} judge calls, ${result.usage.cached_captions} cached captions, ${result.usage.model_calls} model calls, ` +
-        `CPU ${fixed((cpu.user + cpu.system) / 1000, 0)} ms (${fixed((cpu.user + cpu.system) / 1000 / AER_TRAJECTORIES)} ms / trajectory)`,
+        `CPU ${fixed((cpu.user + cpu.system) / 1000, 0)} ms (${fixed((cpu.user + cpu.system) / 1000 / AER_TRAJECTORIES)} ms / trajectory; ` +
+        `of it the main thread ${fixed((thread.user + thread.system) / 1000 / AER_TRAJECTORIES)} ms, the rest V8's GC and compiler threads and libuv's pool)`,
     );
     return { seconds, cpuMs: (cpu.user + cpu.system) / 1000, judged };
   };
