@@ -121,6 +121,10 @@ osharm_start_gnome_shell() {
 # again and a shortcut pressed is lost, is then over before the agent's first key (extension.js PROBE).
 osharm_gnome_shell_keys() {
   local keys_ready="$osharm_shell_state/keys-ready" tries=0
+  if ! command -v xdotool >/dev/null; then
+    echo "osharm: xdotool is missing: GNOME Shell's probe shortcut was not pressed; a shortcut the agent presses first may be lost" >&2
+    return 0
+  fi
   while [ ! -f "$keys_ready" ] && [ "$tries" -lt 40 ]; do
     xdotool key ctrl+alt+shift+super+F12 2>>"$osharm_shell_state/gnome-shell.log"
     for _ in 1 2 3 4 5; do
