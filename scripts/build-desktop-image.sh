@@ -44,7 +44,8 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/osharm-image.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
 echo "build-desktop-image: $image ($profile profile) from $mirror" >&2
-# The customize hooks run on the host with the root file system in "$1".
+# The customize hooks run on the host with the root file system in "$1". Chromium gets the recommended
+# policy the local desktop binds in (Google as default search engine: vm-local src/sandbox-chromium.ts).
 mmdebstrap --variant=minbase --mode=root --format=tar \
   --aptopt='APT::Install-Recommends "false"' --dpkgopt='path-exclude=/usr/share/doc/*' \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
@@ -54,6 +55,7 @@ mmdebstrap --variant=minbase --mode=root --format=tar \
   --customize-hook="mkdir -p \"\$1/opt/osharm/desktop-guest/dist\" && cp -r '$guest/guest' \"\$1/opt/osharm/desktop-guest/\" && cp '$guest/dist/guest-server-bin.js' '$guest/package.json' \"\$1/opt/osharm/desktop-guest/dist/\" && mv \"\$1/opt/osharm/desktop-guest/dist/package.json\" \"\$1/opt/osharm/desktop-guest/\"" \
   --customize-hook="find \"\$1/opt/osharm/desktop-guest\" -name __pycache__ -prune -exec rm -rf {} + ; chmod -R a+rX,go-w \"\$1/opt/osharm/desktop-guest\"" \
   --customize-hook="install -m 0111 '$node_bin' \"\$1/opt/osharm/node\" && install -m 0111 \"\$1/usr/bin/python3.11\" \"\$1/opt/osharm/python3\"" \
+  --customize-hook="if [ -d \"\$1/etc/chromium\" ]; then install -D -m 0644 '$guest/guest/config/chromium-policy.json' \"\$1/etc/chromium/policies/recommended/osharm.json\"; fi" \
   --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
   bookworm "$work/rootfs.tar" "$mirror"
 bootstrapped=$(date +%s)

@@ -314,7 +314,7 @@ export function fidelityRecord(input: FidelityInput): FidelityRecord {
   // agent sees the application, not that page; `osharm tasks check --compare` reports them apart).
   if (local && network === 'off' && apps.includes('chrome')) {
     notes.push(
-      "Chromium's new-tab page is the offline one (upstream's shows Google's live page: its search box, links and shortcuts)",
+      "Chromium's new-tab page is Google's, offline: its search box and shortcuts without the live bar upstream's shows (Gmail, Images, Google apps)",
     );
   }
   if (local && network === 'off' && (apps.includes('thunderbird') || thunderbirdVector(input))) {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
@@ -235,5 +236,26 @@ describe.skipIf(skipReason !== undefined)('applications on the local desktop', (
     expect(JSON.parse(version)).toMatchObject({ Browser: expect.stringMatching(/^Chrome\//) });
     expect(JSON.parse(version).webSocketDebuggerUrl).toContain(`ws://${url.host}/`);
     expect((await sh(endpoint, 'pgrep -x chromium | head -1')).output.trim()).not.toBe('');
+    // Google as the default search engine (sandbox-chromium.ts): the new tab is Chromium's own Google
+    // page (its one-google-bar frame), as upstream's Chrome shows it, not Debian's DuckDuckGo third-party page.
+    const pages = await waitFor(
+      () =>
+        new Promise<string | undefined>(resolve => {
+          const call = request(new URL('/json/list', endpoint.chromiumUrl), response => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            response.on('end', () => resolve(/new-tab-page/.test(text) ? text : undefined));
+          });
+          call.on('error', () => resolve(undefined));
+          call.end();
+        }),
+      30_000,
+      "Chromium's new-tab page",
+    );
+    const urls = (JSON.parse(pages) as { url: string }[]).map(page => page.url);
+    expect(urls.some(url => url.startsWith('chrome-untrusted://new-tab-page/'))).toBe(true);
+    expect(urls.filter(url => url.includes('new-tab-page-third-party'))).toEqual([]);
+    // Bound inside the sandbox only: the host's /etc is untouched.
+    expect(existsSync('/etc/chromium/policies/recommended/osharm.json')).toBe(false);
   });
 });

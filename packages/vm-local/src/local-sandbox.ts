@@ -39,6 +39,7 @@ import {
   sandboxHostsFile,
 } from './sandbox-sites';
 import { createStateDir, reapStaleStateDirs } from './sandbox-state';
+import { writeChromiumEtc } from './sandbox-chromium';
 import { readSudoLog } from './sandbox-sudo-log';
 import type { SudoAttempt } from './sandbox-sudo-log';
 import { readSystemLog } from './sandbox-system-log';
@@ -165,6 +166,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   await mkdir(harnessDir, { mode: 0o700 });
   await mkdir(controlDir, { mode: 0o700 });
   await writeStateFiles(stateDir, packageDir);
+  const chromiumEtc = await writeChromiumEtc(stateDir, packageDir);
   const resolvConf = join(stateDir, 'resolv.conf');
 
   // The token and the caller's extra environment travel in files only the sandbox account can
@@ -222,6 +224,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     tmpfsSizeMb: options.tmpfsSizeMb,
     overrideSudo,
     resolvConf,
+    chromiumEtc,
     infoFd: 3,
   });
   const dropped: [string, string[]] =

@@ -107,6 +107,8 @@ export function bubblewrapArgs(options: {
   readonly overrideSudo: readonly string[];
   /** The sandbox's resolv.conf, bound over /etc/resolv.conf (sandbox-network.ts). */
   readonly resolvConf: string;
+  /** Chromium's system settings for the sandbox (sandbox-chromium.ts), bound over /etc/chromium. */
+  readonly chromiumEtc?: string | undefined;
   /** bwrap's `--info-fd` (its child's pid, for the namespace set-up done from the host). */
   readonly infoFd?: number;
 }): string[] {
@@ -134,6 +136,7 @@ export function bubblewrapArgs(options: {
     join(options.stateDir, 'hosts'),
     '/etc/hosts',
     ...resolvConf.before,
+    ...(options.chromiumEtc ? ['--ro-bind', options.chromiumEtc, '/etc/chromium'] : []),
     '--ro-bind-try',
     '/sys',
     '/sys',
