@@ -41,7 +41,7 @@ const baseConfig = {
 };
 
 /** Renders a Vega-Lite spec to an SVG string. */
-export async function renderVegaLiteSvg(spec: TopLevelSpec): Promise<string> {
+async function renderVegaLiteSvg(spec: TopLevelSpec): Promise<string> {
   const vegaSpec = compile(spec).spec;
   const view = new View(parse(vegaSpec), { renderer: 'none' });
   try {

@@ -32,7 +32,7 @@ export interface PageData {
 }
 
 /** A judge configuration, as the judge selector lists it. */
-export interface PageJudge {
+interface PageJudge {
   readonly key: string;
   readonly judgeModel: string;
   readonly judgeType: string;
@@ -41,7 +41,7 @@ export interface PageJudge {
 }
 
 /** The server-rendered parts that depend on the judge configuration. */
-export interface PageView {
+interface PageView {
   /** The headline table (`<table>`), escaped HTML. */
   readonly headline: string;
   /** The charts (inline SVG), escaped HTML. */

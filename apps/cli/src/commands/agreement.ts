@@ -8,12 +8,8 @@ import {
   type JudgedTrajectory,
 } from '@osharm/metrics';
 import { agreementTableRows, toCsv, toMarkdownTable } from '@osharm/metrics/tables';
-import {
-  allJudgments,
-  formatObserverAgreement,
-  loadResultsTree,
-  unmatchedLabels,
-} from '@osharm/report';
+import { allJudgments, loadResultsTree } from '@osharm/report';
+import { formatObserverAgreement, unmatchedLabels } from '@osharm/report/internal';
 import { ExitCode, handle, UsageError, type CliIo, type CliRun } from '../cli-io';
 
 /**

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { buildReport, loadResultsTree, REPORT_FORMATS, type ReportFormat } from '@osharm/report';
+import { buildReport, loadResultsTree, type ReportFormat } from '@osharm/report';
+import { REPORT_FORMATS } from '@osharm/report/internal';
 import { escapeControlChars } from '@osharm/task-schema/artifacts';
 import { ExitCode, handle, UsageError, type CliRun } from '../cli-io';
 import { readLabelsFile } from './agreement';
