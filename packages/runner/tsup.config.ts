@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/parts.ts'],
+  entry: ['src/index.ts', 'src/parts.ts', 'src/internal.ts'],
   format: ['esm'],
   dts: true,
   sourcemap: true,

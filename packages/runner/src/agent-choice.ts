@@ -20,13 +20,6 @@ import {
 } from '@osharm/models';
 import type { ActionSpace, ObservationType } from '@osharm/task-schema';
 
-/** Offline baseline model names: they need no key and no network. */
-export const OFFLINE_MODELS = [
-  'offline-refuse',
-  'offline-replay:<trajectory dir>',
-  'offline-native:<script.json> (with --agent native)',
-] as const;
-
 /** True for the offline baselines. */
 export function isOfflineModel(model: string): boolean {
   return (

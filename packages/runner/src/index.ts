@@ -1,7 +1,7 @@
 // @osharm/runner: the benchmark run as a library — what `osharm run` does, from code.
 export { runBenchmark } from './run-benchmark';
 export type { BenchmarkControl, BenchmarkEvent } from './run-benchmark';
-export { BUNDLED_PROVIDERS, isBundledProvider, RUN_DEFAULTS, RunOptionsError } from './run-options';
+export { RUN_DEFAULTS, RunOptionsError } from './run-options';
 export type {
   BenchmarkOptions,
   BundledProvider,
@@ -11,11 +11,10 @@ export type {
 } from './run-options';
 export { loadUpstreamTexts, UPSTREAM_ENV, upstreamDatasetDir } from './upstream-texts';
 export type { UpstreamTexts } from './upstream-texts';
-export { formatSummary, summarizeBenchmark } from './run-summary';
+export { formatSummary } from './run-summary';
 export type { BatchOutcome, BenchmarkSummary } from './run-summary';
 export type { RunOutcome } from './run-one';
 export type { PlannedRun } from './run-plan';
-export { isOfflineModel, modelDirName, OFFLINE_MODELS, REAL_MODEL_HINT } from './agent-choice';
 export { parseShard, selectShard } from './run-shard';
 export type { RunShard } from './run-shard';
 export type { ShardCount } from './run-summary';

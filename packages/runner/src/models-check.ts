@@ -18,7 +18,7 @@ import {
 import { RUN_DEFAULTS } from './run-options';
 
 /** What `osharm models check` checks: the roles of a run, each as the run would call it. */
-export interface ModelsCheckOptions {
+interface ModelsCheckOptions {
   /** The agent model. @default RUN_DEFAULTS.model */
   readonly model?: string;
   /** The judge model. @default RUN_DEFAULTS.judgeModel */

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { describeEndpoint } from '@osharm/models';
 import { parseBaseUrl, parseRetries, parseTimeoutSeconds } from '@osharm/judge-cli';
 import { RUN_DEFAULTS } from '@osharm/runner';
-import { checkModels, type ModelCheckLine } from '@osharm/runner/parts';
+import { checkModels, type ModelCheckLine } from '@osharm/runner/internal';
 import { ExitCode, handle, type CliRun } from '../cli-io';
 
 interface ModelsCheckFlags {

@@ -8,17 +8,15 @@ import {
   redactor,
 } from '@osharm/judge-cli';
 import {
-  BUNDLED_PROVIDERS,
   formatSummary,
-  isOfflineModel,
   parseShard,
-  REAL_MODEL_HINT,
   RUN_DEFAULTS,
   runBenchmark,
   UPSTREAM_ENV,
   type BundledProvider,
   type RunFlags,
 } from '@osharm/runner';
+import { BUNDLED_PROVIDERS, isOfflineModel, REAL_MODEL_HINT } from '@osharm/runner/internal';
 import {
   ACTION_SPACES,
   JUDGE_TYPES,
