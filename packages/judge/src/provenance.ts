@@ -19,7 +19,7 @@ import {
   UnsafeFileError,
 } from '@osharm/task-schema/trajectory';
 import { checkModelAtStart, lifecycleRecord } from '@osharm/models';
-import { lstatSync } from 'node:fs';
+import { lstatSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { VERSION } from './version';
 
@@ -33,12 +33,12 @@ const osharmJudgments = new Map<string, string>();
 const OSHARM_JUDGMENTS_KEPT = 4096;
 
 /** A regular file's identity, or undefined (none there, or not a regular file). */
-function fileIdentity(path: string): string | undefined {
-  const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+function fileIdentity(stat: BigIntStats | undefined): string | undefined {
   return stat?.isFile()
     ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.ctimeNs}:${stat.mtimeNs}`
     : undefined;
 }
+const statOf = (path: string) => lstatSync(path, { bigint: true, throwIfNoEntry: false });
 
 /**
  * Whose wording osharm's prompts are in. osharm's v1 / v2 / v3 are this project's own wording of
@@ -201,7 +201,8 @@ async function classifyAt(
   versionDir: string,
 ): Promise<ExistingJudgment> {
   const file = judgmentRelativePath({ ...request, promptVersion: versionDir });
-  const before = fileIdentity(join(dir, file));
+  const path = join(dir, file);
+  const before = fileIdentity(statOf(path));
   let text: string;
   try {
     text = await readTrajectoryText(file, {
@@ -248,10 +249,10 @@ async function classifyAt(
       byOsharm: false,
     };
   // Unchanged while it was read: the writer's guard may trust it (osharmJudgments).
-  if (before !== undefined && before === fileIdentity(join(dir, file))) {
+  if (before !== undefined && before === fileIdentity(statOf(path))) {
     if (osharmJudgments.size >= OSHARM_JUDGMENTS_KEPT)
       osharmJudgments.delete(osharmJudgments.keys().next().value!);
-    osharmJudgments.set(join(dir, file), before);
+    osharmJudgments.set(path, before);
   }
   const differences = provenanceDifferences(read.provenance, request);
   if (differences.length > 0)
@@ -332,9 +333,10 @@ export function describeForeign(foreign: Extract<ExistingJudgment, { state: 'for
  */
 export async function assertWritableJudgment(dir: string, file: string): Promise<void> {
   const path = join(dir, file);
-  if (!lstatSync(path, { throwIfNoEntry: false })) return;
+  const stat = statOf(path);
+  if (!stat) return;
   const known = osharmJudgments.get(path);
-  if (known !== undefined && known === fileIdentity(path)) return;
+  if (known !== undefined && known === fileIdentity(stat)) return;
   let text: string;
   try {
     text = await readTrajectoryText(file, {

@@ -219,17 +219,21 @@ describe.skipIf(skipReason !== undefined)('applications on the local desktop', (
       shell: true,
     });
     const url = new URL('/json/version', endpoint.chromiumUrl);
+    // A DevTools endpoint's answer once `wanted` holds for it (undefined until then).
+    const devtools = (path: string, wanted: (status: number, text: string) => boolean) =>
+      new Promise<string | undefined>(resolve => {
+        const call = request(new URL(path, endpoint.chromiumUrl), response => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () =>
+            resolve(wanted(response.statusCode ?? 0, text) ? text : undefined),
+          );
+        });
+        call.on('error', () => resolve(undefined));
+        call.end();
+      });
     const version = await waitFor(
-      () =>
-        new Promise<string | undefined>(resolve => {
-          const call = request(url, response => {
-            let text = '';
-            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-            response.on('end', () => resolve(response.statusCode === 200 ? text : undefined));
-          });
-          call.on('error', () => resolve(undefined));
-          call.end();
-        }),
+      () => devtools('/json/version', status => status === 200),
       30_000,
       'Chromium DevTools',
     );
@@ -239,16 +243,7 @@ describe.skipIf(skipReason !== undefined)('applications on the local desktop', (
     // Google as the default search engine (sandbox-chromium.ts): the new tab is Chromium's own Google
     // page (its one-google-bar frame), as upstream's Chrome shows it, not Debian's DuckDuckGo third-party page.
     const pages = await waitFor(
-      () =>
-        new Promise<string | undefined>(resolve => {
-          const call = request(new URL('/json/list', endpoint.chromiumUrl), response => {
-            let text = '';
-            response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-            response.on('end', () => resolve(/new-tab-page/.test(text) ? text : undefined));
-          });
-          call.on('error', () => resolve(undefined));
-          call.end();
-        }),
+      () => devtools('/json/list', (_status, text) => /new-tab-page/.test(text)),
       30_000,
       "Chromium's new-tab page",
     );

@@ -1,5 +1,5 @@
-import { cpSync, existsSync } from 'node:fs';
-import { mkdir, copyFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, cp, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * chrome://new-tab-page-third-party with the address in the bar; Google's is Chromium's own page,
  * offline too: an empty address bar, the search box, shortcuts, Customize Chromium — as upstream's
  * first observations show). Set as a *recommended* policy (desktop-guest guest/config/chromium-policy.json):
- * the user may change it, and Chromium does not call the browser managed. The host's /etc/chromium
+ * the user may change it (whether Chromium's menu then says it is managed was not checked). The host's /etc/chromium
  * is copied into the sandbox's state dir with the policy added, and bound over /etc/chromium inside
  * (sandbox-args.ts): the host's own /etc is never written.
  * @returns the dir to bind over /etc/chromium, or undefined when the host has no Chromium settings.
@@ -19,7 +19,7 @@ export async function writeChromiumEtc(
 ): Promise<string | undefined> {
   if (!existsSync('/etc/chromium')) return undefined;
   const etc = join(stateDir, 'chromium-etc');
-  cpSync('/etc/chromium', etc, { recursive: true, dereference: true });
+  await cp('/etc/chromium', etc, { recursive: true, dereference: true });
   await mkdir(join(etc, 'policies', 'recommended'), { recursive: true });
   await copyFile(
     join(packageDir, 'guest', 'config', 'chromium-policy.json'),
