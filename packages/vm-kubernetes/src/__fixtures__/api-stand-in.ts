@@ -139,6 +139,17 @@ export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): 
   const targets = new Map<string, PodTarget>();
   const starting = new Map<string, Promise<PodTarget | undefined>>();
   const stopping = new Set<Promise<void>>();
+  // Every start still under way, deleted or not: a pod deleted while it starts is stopped once it
+  // has started, and settled()/close() wait for both (a pod left half-played by a process that
+  // ended meanwhile stays behind on the kubelet's engine).
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (stop: Promise<void>): void => {
+    const stopped = stop.finally(() => stopping.delete(stopped));
+    stopping.add(stopped);
+  };
+  const quiesce = async (): Promise<void> => {
+    while (inFlight.size > 0 || stopping.size > 0) await Promise.all([...inFlight, ...stopping]);
+  };
   const forwards = new Map<string, number>();
   let nextIp = 2 + Math.floor(Math.random() * 200);
 
@@ -199,7 +210,7 @@ export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): 
     const run = (runPod ?? runStandInGuest)(pod, secret).then(
       started => {
         if (store.pods.has(name)) targets.set(name, started);
-        else void started.stop(); // deleted while it started
+        else track(started.stop()); // deleted while it started
         return started;
       },
       (error: unknown) => {
@@ -208,6 +219,8 @@ export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): 
       },
     );
     starting.set(name, run);
+    inFlight.add(run);
+    void run.finally(() => inFlight.delete(run));
     if (!runPod) await run; // the stand-in guest starts at once
     await advance(pod);
   }
@@ -295,10 +308,7 @@ export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): 
         targets.delete(name);
         starting.delete(name);
         // As an API server: the delete is answered at once, the kubelet ends the pod afterwards.
-        if (target) {
-          const stopped = target.stop().finally(() => stopping.delete(stopped));
-          stopping.add(stopped);
-        }
+        if (target) track(target.stop());
         json(
           response,
           200,
@@ -377,13 +387,11 @@ export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): 
         '',
       ].join('\n'),
     async settled() {
-      await Promise.all(starting.values());
-      while (stopping.size > 0) await Promise.all(stopping);
+      await quiesce();
     },
     async close() {
       await Promise.all([...targets.values()].map(target => target.stop()));
-      while (stopping.size > 0) await Promise.all(stopping);
-      await Promise.all(starting.values());
+      await quiesce();
       for (const target of targets.values()) await target.stop();
       for (const client of sockets.clients) client.terminate();
       sockets.close();

@@ -147,6 +147,8 @@ export async function playPod(pod: V1Pod, secretData: Record<string, string>): P
   const file = join(workDir, `${name}.yaml`);
   const down = async (): Promise<void> => {
     await podmanAsync(['kube', 'down', file]).catch(() => undefined);
+    // A play that failed part-way can leave a pod kube down does not know of.
+    await podmanAsync(['pod', 'rm', '--force', '--ignore', name]).catch(() => undefined);
     for (const volume of created) {
       await podmanAsync(['volume', 'rm', '--force', volume]).catch(() => undefined);
     }
