@@ -9,7 +9,9 @@
 //   3. the packed @osharm/judge alone installs into an empty project and judges a trajectory with
 //      the three lines of its README (against the loopback model stand-in), at runtime, in ESM
 //      and in CommonJS (require);
-//   4. the install size and package count of @osharm/judge alone, and its cold import time.
+//   4. the install size and package count of @osharm/judge alone, and its cold import time;
+//   5. the install size and package count of each VM provider package alone, which must pull no
+//      evaluator library (XML, zip: those live in @osharm/evaluators).
 // Needs the packages built (`pnpm build:packages`) and npm with the registry reachable.
 // Usage: node scripts/check-tarballs.mjs [--keep]   (CI: .ci/run)
 import { execFile, execFileSync } from 'node:child_process';
@@ -213,6 +215,30 @@ try {
   ok(
     `@osharm/judge alone: ${(kib / 1024).toFixed(1)} MiB in node_modules, ${count} packages, npm install ${aloneSeconds.toFixed(1)} s`,
   );
+  // 5. each VM provider alone
+  for (const provider of ['vm-local', 'vm-container', 'vm-kubernetes', 'vm-vmware']) {
+    const project = join(work, `${provider}-alone`);
+    mkdirSync(project);
+    writeFileSync(
+      join(project, 'package.json'),
+      `{ "name": "${provider}-alone", "private": true }\n`,
+    );
+    const seconds = npmInstall(project, closure(`@osharm/${provider}`));
+    const size = Number(sh('du', ['-sk', join(project, 'node_modules')]).split('\t')[0]);
+    const installed = sh('npm', ['ls', '--all', '--parseable'], { cwd: project })
+      .trim()
+      .split('\n')
+      .slice(1);
+    const evaluatorLibs = installed.filter(path =>
+      /[/\\](saxes|fflate|@osharm[/\\]evaluators)$/.test(path),
+    );
+    if (evaluatorLibs.length > 0)
+      fail(`@osharm/${provider} alone pulls evaluator libraries: ${evaluatorLibs.join(', ')}`);
+    ok(
+      `@osharm/${provider} alone: ${(size / 1024).toFixed(1)} MiB in node_modules, ${installed.length} packages, npm install ${seconds.toFixed(1)} s`,
+    );
+    if (!keep) rmSync(project, { recursive: true, force: true });
+  }
   const importMs = [];
   for (let run = 0; run < 3; run += 1) {
     const out = sh(
