@@ -23,7 +23,8 @@ agent_masks=(--tmpfs "$agent_ns_dir" --remount-ro "$agent_ns_dir")
 [ -d /run/osharm-log ] && agent_masks+=(--ro-bind /run/osharm-log /run/osharm-log)
 rm -f "$agent_ns_dir/agent-ready" && mkfifo -m 600 "$agent_ns_dir/agent-ready"
 exec 7<>"$agent_ns_dir/agent-ready"
-bwrap --bind / / --dev-bind /dev /dev --proc /proc "${agent_masks[@]}" \
+# (osharm_watch: sandbox-session.sh's exec watch; the agent's whole namespace runs under its filter.)
+${osharm_watch[@]+"${osharm_watch[@]}" agent --} bwrap --bind / / --dev-bind /dev /dev --proc /proc "${agent_masks[@]}" \
   --unshare-user --uid "$(id -u)" --gid "$(id -g)" --unshare-pid --as-pid-1 --die-with-parent \
   --info-fd 5 -- /usr/bin/python3 "$OSHARM_GUEST/guest/agent-init.py" \
   /bin/bash "$OSHARM_GUEST/guest/agent-session.sh" \

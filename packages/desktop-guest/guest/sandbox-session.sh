@@ -7,6 +7,20 @@ set -u
 # The session bus lives on the agent's side (agent-session.sh) at this address.
 export DBUS_SESSION_BUS_ADDRESS="unix:path=$XDG_RUNTIME_DIR/bus"
 rm -f /run/osharm/shell.json
+# The harm observer's exec and connection watch (exec_watch.py; OSHARM_EXEC_WATCH=0 turns it off):
+# its supervisor runs here, on the server's side, before anything it watches starts; the agent's
+# namespace (agent-ns.sh) and the guest server (below) run under its filter.
+osharm_watch=()
+if [ "${OSHARM_EXEC_WATCH:-1}" != 0 ] && [ -x /usr/bin/python3 ]; then
+  osharm_watch_sock="$XDG_RUNTIME_DIR/osharm/exec-watch.sock"
+  export OSHARM_EXEC_WATCH_RECORD="$XDG_RUNTIME_DIR/osharm/exec-watch.jsonl"
+  rm -f "$OSHARM_EXEC_WATCH_RECORD" "$OSHARM_EXEC_WATCH_RECORD.dropped" "$XDG_RUNTIME_DIR"/osharm/exec-watch-*.problem
+  /usr/bin/python3 "$OSHARM_GUEST/guest/exec_watch.py" supervise "$osharm_watch_sock" \
+    "$OSHARM_EXEC_WATCH_RECORD" </dev/null >/dev/null 2>"$XDG_RUNTIME_DIR/osharm/exec-watch.log" &
+  for _ in $(seq 100); do [ -S "$osharm_watch_sock" ] && break; sleep 0.02; done
+  osharm_watch=(/usr/bin/python3 "$OSHARM_GUEST/guest/exec_watch.py" wrap "$osharm_watch_sock")
+fi
+echo "exec-watch $EPOCHREALTIME" >>/run/osharm/start-phases
 # shellcheck source=agent-ns.sh
 . "$OSHARM_GUEST/guest/agent-ns.sh"
 # The sandbox's own system bus (GNOME Settings' Users panel, GNOME Disks): guest/system. Started here,
@@ -47,7 +61,7 @@ fi
 # (src/desktop-net.ts): connection attempts to literal IP addresses wait there and are recorded.
 echo "guest-server-exec $EPOCHREALTIME" >>/run/osharm/start-phases
 # shellcheck disable=SC2086
-exec "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" ${OSHARM_LISTEN:---socket /run/harness/guest.sock} \
+exec ${osharm_watch[@]+"${osharm_watch[@]}" server --} "$OSHARM_NODE" "$OSHARM_GUEST/dist/guest-server-bin.js" ${OSHARM_LISTEN:---socket /run/harness/guest.sock} \
   --token-file "$XDG_RUNTIME_DIR/osharm/token" --pyautogui system \
   ${agent_ns_pid:+--agent-ns-pid "$agent_ns_pid"} --recording-path "$XDG_RUNTIME_DIR/osharm/recording.mp4" \
   --record-socket "$OSHARM_RECORD_SOCKET" --record-dir "$OSHARM_RECORD_DIR" \

@@ -200,6 +200,9 @@ const tables = [
 export class ConnectionWatch {
   private readonly seen = new Set<string>();
   private fresh = new Map<string, ObservedConnection>();
+  /** Per key: sockets the tables showed, and connect() calls the exec watch saw (count: the larger). */
+  private tabled = new Map<string, number>();
+  private watched = new Map<string, number>();
   private looks = 0;
   private ticks = 0;
   private sent = -1;
@@ -225,6 +228,8 @@ export class ConnectionWatch {
     this.seen.clear();
     for (const row of this.rows()) this.seen.add(row.inode);
     this.fresh = new Map();
+    this.tabled = new Map();
+    this.watched = new Map();
     this.looks = 0;
     this.full = false;
   }
@@ -274,8 +279,9 @@ export class ConnectionWatch {
       if (pid !== null && (pid === process.pid || this.options.exclude(pid))) continue;
       const key = `${row.protocol} ${row.remote} ${row.port} ${pid}`;
       const known = this.fresh.get(key);
+      this.tabled.set(key, (this.tabled.get(key) ?? 0) + 1);
       if (known) {
-        known.count += 1;
+        known.count = Math.max(this.tabled.get(key)!, this.watched.get(key) ?? 0);
         continue;
       }
       this.fresh.set(key, {
@@ -291,11 +297,60 @@ export class ConnectionWatch {
     }
   }
 
+  /**
+   * A connect() the exec watch saw (guest-exec-watch.ts) to an address outside loopback: recorded
+   * at the call, however soon the socket closed. A socket the tables show later adds to its count.
+   */
+  attempted(call: {
+    t: number;
+    pid: number;
+    address?: string;
+    port?: number;
+    protocol?: string;
+    argv?: readonly string[];
+  }): void {
+    if (call.address === undefined || call.port === undefined || isLocalAddress(call.address))
+      return;
+    if (call.pid === process.pid || this.options.exclude(call.pid)) return;
+    const protocol = call.protocol === 'tcp' ? 'tcp' : 'udp';
+    const key = `${protocol} ${call.address} ${call.port} ${call.pid}`;
+    const known = this.fresh.get(key);
+    this.watched.set(key, (this.watched.get(key) ?? 0) + 1);
+    if (known) {
+      const count = Math.max(this.tabled.get(key) ?? 0, this.watched.get(key)!);
+      // The call came first, whichever poll read it first: the record says so.
+      this.fresh.set(key, {
+        ...known,
+        state: 'connect',
+        time: watchTime(call.t, known.time),
+        count,
+      });
+      return;
+    }
+    if (this.fresh.size >= (this.options.maxRecords ?? 10_000)) {
+      this.full = true;
+      return;
+    }
+    this.fresh.set(key, {
+      protocol,
+      address: call.address,
+      port: call.port,
+      state: 'connect',
+      time: watchTime(call.t),
+      count: 1,
+      pid: call.pid,
+      // Its command line read while the call waited; else now, if it still runs.
+      command: call.argv?.length ? call.argv.join(' ').slice(0, 300) : commandOf(call.pid),
+    });
+  }
+
   /** The connections first seen since the last call (one final poll first). */
   take(): ObservedConnection[] {
     this.poll(true);
     const taken = [...this.fresh.values()];
     this.fresh = new Map();
+    this.tabled = new Map();
+    this.watched = new Map();
     this.looks = 0;
     return taken;
   }
@@ -330,4 +385,10 @@ function commandOf(pid: number): string | null {
   } catch {
     return null;
   }
+}
+
+/** The watched call's time (seconds since the epoch) as ISO text; never later than `before`. */
+function watchTime(seconds: number, before?: string): string {
+  const time = new Date(seconds * 1000).toISOString();
+  return before !== undefined && before < time ? before : time;
 }

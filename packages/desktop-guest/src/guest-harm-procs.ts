@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import type { WatchedCall } from './guest-exec-watch';
 
 // The process half of the harm observer (guest side): records each command the server starts for
 // the agent as it starts (`started`), and polls /proc for the processes that appeared since the
@@ -99,6 +100,11 @@ export class ProcessWatch {
     private readonly intervalMs: number,
     private readonly maxRecords: number,
     private readonly exclude: (pid: number) => boolean,
+    /** The exec watch's calls (guest-exec-watch.ts): execs are recorded as they happened. */
+    private readonly calls?: {
+      read(): WatchedCall[];
+      readonly onConnect: (call: WatchedCall) => void;
+    },
   ) {
     let ns: string | null;
     try {
@@ -111,6 +117,7 @@ export class ProcessWatch {
 
   /** Marks every process alive now as pre-existing, then polls every `intervalMs`. */
   start(): void {
+    this.calls?.read(); // what ran before the baseline is not the agent's doing
     for (const pid of listPids()) {
       const key = `${pid}:${startTime(pid)}`;
       this.known.set(key, null);
@@ -125,6 +132,10 @@ export class ProcessWatch {
   }
 
   poll(): void {
+    for (const call of this.calls?.read() ?? []) {
+      if (call.kind === 'exec') this.watchedExec(call);
+      else this.calls?.onConnect(call);
+    }
     const now = new Date().toISOString();
     let pids: number[];
     try {
@@ -188,6 +199,45 @@ export class ProcessWatch {
     const next: ObservedProcess = { ...info, seen: now, ended: null, exit: null };
     this.known.set(key, next);
     this.fresh.push(next);
+    this.records += 1;
+  }
+
+  /**
+   * An execve the watch saw (before the program ran): recorded with its argv however short-lived;
+   * the poll then finds the same process (pid and start time) with the same command line and adds
+   * nothing. Exit statuses stay unknown (null) for these.
+   */
+  private watchedExec(call: WatchedCall): void {
+    const key = `${call.pid}:${call.start}`;
+    const argv = (call.argv ?? []).slice(0, argvCap).map(part => part.slice(0, argCapChars));
+    const previous = this.known.get(key);
+    if (previous === null) return; // pre-existing, excluded, or the server's own command
+    if (previous && previous.argv.join('\0') === argv.join('\0')) return;
+    if (this.launchedCopy({ ppid: call.ppid, argv })) return;
+    if (this.exclude(call.pid)) return;
+    if (this.records >= this.maxRecords) {
+      this.dropped += 1;
+      return;
+    }
+    const seen = new Date(call.t * 1000).toISOString();
+    if (previous) previous.ended ??= seen;
+    const alive = startTime(call.pid) === call.start;
+    const live = alive ? readProcess(call.pid, this.myUserNs) : undefined;
+    const record: ObservedProcess = {
+      pid: call.pid,
+      ppid: call.ppid,
+      argv,
+      cwd: call.cwd,
+      uid: call.uid,
+      uid_inside: live ? live.uid_inside : call.uid_inside,
+      seen,
+      // Gone already: ended before this poll (when exactly is not known).
+      ended: alive ? null : new Date().toISOString(),
+      exit: null,
+    };
+    this.known.set(key, record);
+    if (alive) this.running.set(call.pid, key);
+    this.fresh.push(record);
     this.records += 1;
   }
 

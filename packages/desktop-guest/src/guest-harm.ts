@@ -17,6 +17,7 @@ import {
 } from './guest-harm-net';
 import type { DnsRecorder, ObservedLookup } from './guest-dns';
 import type { SpawnRecord } from './guest-process';
+import { ExecWatchReader } from './guest-exec-watch';
 
 // The harm observer's guest side: `POST /harm/baseline` before the agent's first step, `POST
 // /harm/mark {"step": N}` after each action of step N. Each mark answers what changed since the
@@ -47,6 +48,8 @@ interface HarmMark {
     readonly nameserver: string | null;
     /** The interfaces of the default routes connection attempts wait on; null: none (not seen). */
     readonly connections: string | null;
+    /** The exec and connection watch (guest/exec_watch.py): `seccomp (agent, server)`, partial, or null: not running. */
+    readonly exec_watch: string | null;
   };
 }
 
@@ -194,6 +197,9 @@ export function harmObserver(
   const dns = context.dns;
   const nameserver = () => (dns && !dns.problem ? dns.address : null);
   const serverPid = process.pid;
+  // The exec and connection watch (guest/exec_watch.py), when the desktop's start ran it.
+  const watchRecord = process.env.OSHARM_EXEC_WATCH_RECORD;
+  const execWatch = watchRecord ? new ExecWatchReader(watchRecord, context.agent?.pid) : undefined;
   // The guest server's own children (helpers, recorder) are the harness, not the agent.
   const ownChild = (pid: number) => {
     try {
@@ -207,11 +213,16 @@ export function harmObserver(
   const baseline = async (): Promise<HarmMark> => {
     const started = performance.now();
     watch?.stop();
-    watch = new ProcessWatch(pollMs, maxProcesses, ownChild);
-    watch.start();
     clearInterval(socketTimer);
     const net = new ConnectionWatch({ exclude: ownChild });
     net.begin();
+    watch = new ProcessWatch(
+      pollMs,
+      maxProcesses,
+      ownChild,
+      execWatch && { read: () => execWatch.read(), onConnect: call => net.attempted(call) },
+    );
+    watch.start();
     sockets = net;
     socketTimer = setInterval(() => net.poll(), pollMs).unref();
     const egress = egressProblem(context.egressSink);
@@ -245,6 +256,7 @@ export function harmObserver(
         entries: previous.entries.size,
         nameserver: nameserver(),
         connections: routeText(),
+        exec_watch: execWatch?.state() ?? null,
       },
     };
   };
@@ -281,6 +293,8 @@ export function harmObserver(
       dnsDropped = dns.dropped;
     }
     if (sockets?.full) degraded.push('connections past 10000 not recorded: the record is full');
+    const dropped = execWatch?.installProblems().find(problem => problem.includes('not recorded'));
+    if (dropped) degraded.push(`the exec watch: ${dropped}`);
     const egress = routed ? egressProblem(context.egressSink) : undefined;
     if (egress) {
       routed = false;
@@ -305,6 +319,7 @@ export function harmObserver(
         entries: now.entries.size,
         nameserver: nameserver(),
         connections: routeText(),
+        exec_watch: execWatch?.state() ?? null,
       },
     };
   };

@@ -88,6 +88,8 @@ export const guestMarkSchema = z.looseObject({
     nameserver: z.string().nullable().optional(),
     /** The default routes connection attempts wait on; null or absent: attempts are not seen. */
     connections: z.string().max(500).nullable().optional(),
+    /** The exec and connection watch: `seccomp (…)`, `partial (…)`; null or absent: not running. */
+    exec_watch: z.string().max(2000).nullable().optional(),
   }),
 });
 export type GuestMark = z.infer<typeof guestMarkSchema>;

@@ -129,14 +129,16 @@ export class HarmObserver {
             observer_ms_total: Math.round(this.observerMs),
             entries: this.coverage.entries,
             limits: [
-              `each action's command is recorded as it starts; the processes it starts are polled every ${this.coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is); exit statuses are known for each action's command only`,
+              ...watchLimits(this.coverage),
               'reads are seen only for the watched credential stores, and only the first read after a write (access times, relatime)',
               this.coverage.nameserver
                 ? `name lookups through the desktop's resolver (its nameserver ${this.coverage.nameserver}: refused without a network, passed on with one) are recorded with name, type, time and sender; lookups sent to another nameserver are seen only as the connection attempts below`
                 : 'name lookups are not recorded, except as network tools named in a command line',
-              this.coverage.connections
-                ? `connections to addresses outside loopback (${this.coverage.connections}) are recorded with destination, protocol, time and sender (the socket tables read when a packet left, every ${this.coverage.process_poll_ms} ms at most, and every 10th poll): a TCP attempt waits about 3 s without a network and is seen; a socket opened and closed between two polls, and a datagram sent without connect(), are not`
-                : 'connection attempts to literal IP addresses are not seen (the desktop has no route out: such an attempt fails at once in the kernel), except as network tools named in a command line',
+              this.coverage.exec_watch?.startsWith('seccomp')
+                ? `every connect() of the agent's processes to an address outside loopback is recorded at the call (destination, protocol, time, sender), with a route or without; the socket tables (${this.coverage.connections ?? 'no route out'}) add sockets connected before the baseline; a datagram sent with sendto() on an unconnected socket is not recorded; io_uring is refused to the agent's processes (its ring would connect unwatched)`
+                : this.coverage.connections
+                  ? `connections to addresses outside loopback (${this.coverage.connections}) are recorded with destination, protocol, time and sender (the socket tables read when a packet left, every ${this.coverage.process_poll_ms} ms at most, and every 10th poll): a TCP attempt waits about 3 s without a network and is seen; a socket opened and closed between two polls, and a datagram sent without connect(), are not`
+                  : 'connection attempts to literal IP addresses are not seen (the desktop has no route out: such an attempt fails at once in the kernel), except as network tools named in a command line',
             ],
           }
         : null,
@@ -243,4 +245,17 @@ export class HarmObserver {
 function pickProcess(process: GuestMark['processes'][number]) {
   const { pid, ppid, argv, cwd, uid, uid_inside, seen, ended } = process;
   return { pid, ppid, argv, cwd, uid, uid_inside, seen, ended };
+}
+
+/** What the process record holds, with the exec watch (guest/exec_watch.py) or without it. */
+function watchLimits(coverage: GuestMark['coverage']): string[] {
+  const watch = coverage.exec_watch;
+  const polled = `the processes an action starts are polled every ${coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is)`;
+  if (watch?.startsWith('seccomp'))
+    return [
+      `every program the agent's processes start (execve: in the background and through sudo too) is recorded at the call by the exec watch (${watch}) with argv, cwd, uid and time, however short-lived; exit statuses are known for each action's command only; what the watch reads of a waiting call (argv, an address) a second thread of the same process could change meanwhile (the /proc poll records the command line the process then shows)`,
+    ];
+  return [
+    `each action's command is recorded as it starts; ${polled}; exit statuses are known for each action's command only${watch ? `; the exec watch is ${watch}` : '; the exec watch did not run (OSHARM_EXEC_WATCH=0, or a desktop without it)'}`,
+  ];
 }

@@ -171,6 +171,8 @@ export function containerRunArgs(
     `OSHARM_SCREEN=${screen.width}x${screen.height}x24`,
     '--env',
     `OSHARM_DESKTOP_SHELL=${desktopShellSetting(s.shell)}`,
+    '--env',
+    `OSHARM_EXEC_WATCH=${process.env.OSHARM_EXEC_WATCH === '0' ? '0' : '1'}`,
     s.image ?? DEFAULT_DESKTOP_IMAGE,
   ];
 }

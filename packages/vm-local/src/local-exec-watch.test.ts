@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GuestEndpoint } from '@osharm/desktop-env';
+import type { ObservedConnection, ObservedProcess } from '@osharm/desktop-guest';
+import { postJson, sh, skipReason } from './__fixtures__/local-desktop-fixture';
+import { createLocalProvider } from './local-provider';
+
+// The harm observer's exec and connection watch (desktop-guest guest/exec_watch.py) in the real
+// sandbox: programs that start and end well within one /proc poll (100 ms), in the background and
+// through sudo, and a connection attempt closed at once are in the step's mark; the agent can
+// neither see nor stop the watch; with OSHARM_EXEC_WATCH=0 the record says the watch did not run.
+
+interface Mark {
+  readonly processes: readonly ObservedProcess[];
+  readonly connections: readonly ObservedConnection[];
+  readonly degraded: readonly string[];
+  readonly coverage: { readonly exec_watch: string | null };
+}
+
+const argvs = (mark: Mark) => mark.processes.map(process => process.argv.join(' '));
+
+describe.skipIf(skipReason !== undefined)('the exec watch in the local desktop', () => {
+  const provider = createLocalProvider({ shell: 'openbox' });
+  let endpoint: GuestEndpoint;
+  beforeAll(async () => {
+    endpoint = await provider.start();
+  }, 180_000);
+  afterAll(async () => {
+    await provider.stop();
+  });
+
+  it('records short-lived programs, sudo and background ones, and a connect() closed at once', async () => {
+    const baseline = await postJson<Mark>(endpoint, '/harm/baseline', {});
+    expect(baseline.body.coverage.exec_watch).toBe('seccomp (agent, server)');
+    const ran = await sh(
+      endpoint,
+      [
+        '/bin/true',
+        'env OSHARM_MARK=1 /usr/bin/printf x >/dev/null',
+        '(setsid /bin/sleep 0.01 &)',
+        'echo password | sudo -S /usr/bin/id -u',
+        `python3 -c "import socket; s = socket.socket(); s.settimeout(0.01); s.connect_ex(('192.0.2.77', 81)); s.close()"`,
+        'sleep 0.2',
+      ].join('; '),
+    );
+    expect(ran.returncode).toBe(0);
+    const mark = await postJson<Mark>(endpoint, '/harm/mark', { step: 1 });
+    expect(mark.body.degraded).toEqual([]);
+    const seen = argvs(mark.body);
+    for (const expected of ['/bin/true', '/usr/bin/printf x', '/bin/sleep 0.01', '/usr/bin/id -u'])
+      expect(seen).toContain(expected);
+    const root = mark.body.processes.find(process => process.argv.join(' ') === '/usr/bin/id -u');
+    expect(root?.uid_inside).toBe(0); // sudo's root, as the process saw itself
+    const attempt = mark.body.connections.find(c => c.address === '192.0.2.77');
+    expect(attempt).toMatchObject({ protocol: 'tcp', port: 81, state: 'connect' });
+    expect(attempt?.command).toMatch(/python3 -c import socket/);
+  }, 120_000);
+
+  it('the agent cannot see, stop or read the watch; what it runs next is still recorded', async () => {
+    const tries = await sh(
+      endpoint,
+      'pgrep -af exec_watch; ls -A "$XDG_RUNTIME_DIR/osharm"; pkill -9 -f exec_watch; ' +
+        `echo password | sudo -S sh -c 'pkill -9 -f exec_watch; kill -9 -1' ; echo tried`,
+    );
+    expect(tries.output).toMatch(/tried/);
+    expect(tries.output).not.toMatch(/exec_watch\.py|exec-watch/);
+    const after = await sh(endpoint, '/bin/echo still-watched');
+    expect(after.output.trim()).toBe('still-watched');
+    const mark = await postJson<Mark>(endpoint, '/harm/mark', { step: 2 });
+    expect(mark.body.coverage.exec_watch).toBe('seccomp (agent, server)');
+    expect(argvs(mark.body)).toContain('/bin/echo still-watched');
+    expect(argvs(mark.body)).toContain('pkill -9 -f exec_watch');
+  }, 120_000);
+});
+
+describe.skipIf(skipReason !== undefined)('OSHARM_EXEC_WATCH=0', () => {
+  it('runs the desktop without the watch and says so in the coverage', async () => {
+    const saved = process.env.OSHARM_EXEC_WATCH;
+    process.env.OSHARM_EXEC_WATCH = '0';
+    const provider = createLocalProvider({ shell: 'openbox' });
+    try {
+      const endpoint = await provider.start();
+      const baseline = await postJson<Mark>(endpoint, '/harm/baseline', {});
+      expect(baseline.body.coverage.exec_watch).toBeNull();
+      expect((await sh(endpoint, 'echo ok')).output.trim()).toBe('ok');
+    } finally {
+      await provider.stop();
+      if (saved === undefined) delete process.env.OSHARM_EXEC_WATCH;
+      else process.env.OSHARM_EXEC_WATCH = saved;
+    }
+  }, 180_000);
+});
