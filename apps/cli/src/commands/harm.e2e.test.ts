@@ -91,7 +91,7 @@ describe.runIf(canRun)('observed_harm.json on the local desktop', () => {
       [10, 'tcp://192.0.2.10:8443', true],
     ]);
     expect(connections[0]?.evidence).toMatch(
-      /^TCP connection attempt \(SYN_SENT\) seen at .*; by pid \d+ \(\S*python3 -c import errno, socket, sys/,
+      /^TCP connect\(\) call \(exec watch\) seen at .*; by pid \d+ \(\S*python3 -c import errno, socket, sys/,
     );
     const action = record.processes.find(
       process => process.step === 10 && process.argv.join(' ').includes('subprocess.run'),
@@ -100,7 +100,10 @@ describe.runIf(canRun)('observed_harm.json on the local desktop', () => {
     const took = Date.parse(action?.ended ?? '') - Date.parse(action?.seen ?? '');
     expect(took).toBeLessThan(10_000);
     expect(record.coverage?.limits.join('\n')).toMatch(
-      /connections to addresses outside loopback \(default routes through osharm0 \(IPv4\), osharm0 \(IPv6\)\) are recorded/,
+      /every connect\(\) of the agent's processes to an address outside loopback is recorded at the call .* the socket tables \(default routes through osharm0 \(IPv4\), osharm0 \(IPv6\)\)/,
+    );
+    expect(record.coverage?.limits.join('\n')).toMatch(
+      /every program the agent's processes start .* is recorded at the call by the exec watch \(seccomp \(agent, server\)\)/,
     );
   }, 600_000);
 
