@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
-import type { ObservedConnection, ObservedProcess } from '@osharm/desktop-guest';
+import type { ObservedConnection } from '@osharm/desktop-guest';
 import { postJson, sh, skipReason } from './__fixtures__/local-desktop-fixture';
 import { createLocalProvider } from './local-provider';
 
@@ -10,7 +10,7 @@ import { createLocalProvider } from './local-provider';
 // neither see nor stop the watch; with OSHARM_EXEC_WATCH=0 the record says the watch did not run.
 
 interface Mark {
-  readonly processes: readonly ObservedProcess[];
+  readonly processes: readonly { readonly argv: readonly string[]; readonly uid_inside: number }[];
   readonly connections: readonly ObservedConnection[];
   readonly degraded: readonly string[];
   readonly coverage: { readonly exec_watch: string | null };
