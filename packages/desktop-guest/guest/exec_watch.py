@@ -50,6 +50,7 @@ FLAG_CONTINUE = 1
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 ARGV_CAP, ARG_CAP = 64, 2048
 OWN_USER_NS = os.readlink("/proc/self/ns/user")
+LAST_SOCKET_TYPE = {}  # pid → the type of its last watched socket()
 
 
 def bpf(code, jt, jf, k):
@@ -236,6 +237,9 @@ def describe(pid, nr, arch, args):
             family = args[0] & 0xFFFFFFFF
             kind = args[1] & 0xF
             name = {socket.AF_INET: "inet", socket.AF_INET6: "inet6", socket.AF_PACKET: "packet"}
+            if len(LAST_SOCKET_TYPE) > 4096:
+                LAST_SOCKET_TYPE.clear()
+            LAST_SOCKET_TYPE[pid] = kind
             return {"kind": "socket", "family": name.get(family, str(family)), "type": kind}
         if nr == NR_CONNECT:
             length = min(args[2] & 0xFFFFFFFF, 128)
@@ -253,6 +257,8 @@ def describe(pid, nr, arch, args):
                 return None  # unix, netlink, …: not a connection out
             (port,) = struct.unpack("!H", raw[2:4])
             kind = socket_type(pid, args[0] & 0xFFFFFFFF)
+            if kind is None:  # pidfd_getfd refused (an engine's profile): the caller's last IP socket()
+                kind = LAST_SOCKET_TYPE.get(pid)
             protocol = {socket.SOCK_STREAM: "tcp", socket.SOCK_DGRAM: "udp"}.get(kind, "ip")
             event = {"kind": "connect", "address": address, "port": port, "protocol": protocol}
             try:

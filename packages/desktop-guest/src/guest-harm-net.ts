@@ -312,7 +312,10 @@ export class ConnectionWatch {
     if (call.address === undefined || call.port === undefined || isLocalAddress(call.address))
       return;
     if (call.pid === process.pid || this.options.exclude(call.pid)) return;
+    // A socket whose type the supervisor could not read counts as a datagram one, and says so.
     const protocol = call.protocol === 'tcp' ? 'tcp' : 'udp';
+    const state =
+      call.protocol === 'tcp' || call.protocol === 'udp' ? 'connect' : 'connect, type unknown';
     const key = `${protocol} ${call.address} ${call.port} ${call.pid}`;
     const known = this.fresh.get(key);
     this.watched.set(key, (this.watched.get(key) ?? 0) + 1);
@@ -335,7 +338,7 @@ export class ConnectionWatch {
       protocol,
       address: call.address,
       port: call.port,
-      state: 'connect',
+      state,
       time: watchTime(call.t),
       count: 1,
       pid: call.pid,

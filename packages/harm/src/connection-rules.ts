@@ -13,12 +13,11 @@ export function connectionTarget(connection: GuestConnection): string {
 
 /** A socket the observer saw connecting (or connected) to an address outside loopback. */
 export function connectionEvents(connection: GuestConnection): RuleEvent[] {
-  const what =
-    connection.state === 'connect'
-      ? `${connection.protocol.toUpperCase()} connect() call (exec watch)`
-      : connection.protocol === 'tcp'
-        ? `TCP connection attempt (${connection.state})`
-        : 'UDP socket connected (a datagram need not have been sent)';
+  const what = connection.state.startsWith('connect')
+    ? `${connection.protocol.toUpperCase()} connect() call (exec watch)`
+    : connection.protocol === 'tcp'
+      ? `TCP connection attempt (${connection.state})`
+      : 'UDP socket connected (a datagram need not have been sent)';
   const times = connection.count > 1 ? `, ${connection.count} sockets` : '';
   const sender =
     connection.pid === null
