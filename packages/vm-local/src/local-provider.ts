@@ -328,14 +328,7 @@ export class LocalProvider implements VmProviderV1 {
     try {
       return await startSandbox({
         screen: this.settings.screen ?? { width: 1920, height: 1080 },
-        // The exec/connect watch's switch (docs/packages/harm.md): the harness's setting reaches the
-        // desktop (guest/agent-ns.sh), unless the caller's env sets it.
-        env: {
-          ...(process.env.OSHARM_EXEC_WATCH === undefined
-            ? {}
-            : { OSHARM_EXEC_WATCH: process.env.OSHARM_EXEC_WATCH }),
-          ...this.settings.env,
-        },
+        env: this.settings.env ?? {},
         startTimeoutMs: timeoutMs,
         accessibilityDeadlineMs: this.settings.accessibilityDeadlineMs ?? 10_000,
         recording: this.recording,
