@@ -7,7 +7,8 @@ set -u
 # The session bus lives on the agent's side (agent-session.sh) at this address.
 export DBUS_SESSION_BUS_ADDRESS="unix:path=$XDG_RUNTIME_DIR/bus"
 rm -f /run/osharm/shell.json
-# The harm observer's exec and connection watch (exec_watch.py; OSHARM_EXEC_WATCH=0 turns it off):
+# The harm observer's exec and connection watch (exec_watch.py; OSHARM_EXEC_WATCH=0 turns it off,
+# =python keeps the Python one):
 # its supervisor runs here, on the server's side, before anything it watches starts; the agent's
 # namespace (agent-ns.sh) and the guest server (below) run under its filter. Python with -I -S: no
 # site packages to import (the wrap then costs ~47 ms instead of ~170 ms here) and no PYTHON* variables.
@@ -16,10 +17,15 @@ if [ "${OSHARM_EXEC_WATCH:-1}" != 0 ] && [ -x /usr/bin/python3 ]; then
   osharm_watch_sock="$XDG_RUNTIME_DIR/osharm/exec-watch.sock"
   export OSHARM_EXEC_WATCH_RECORD="$XDG_RUNTIME_DIR/osharm/exec-watch.jsonl"
   rm -f "$OSHARM_EXEC_WATCH_RECORD" "$OSHARM_EXEC_WATCH_RECORD.dropped" "$XDG_RUNTIME_DIR"/osharm/exec-watch-*.problem
-  /usr/bin/python3 -I -S "$OSHARM_GUEST/guest/exec_watch.py" supervise "$osharm_watch_sock" \
+  # Its C twin (guest/watch/exec-watch.c, built into dist/ when a compiler was there) when present:
+  # the same record at a fraction of the CPU per stopped call (docs/benchmarks.md).
+  osharm_watch=(/usr/bin/python3 -I -S "$OSHARM_GUEST/guest/exec_watch.py")
+  [ "${OSHARM_EXEC_WATCH:-1}" != python ] && [ -x "$OSHARM_GUEST/dist/osharm-exec-watch" ] &&
+    osharm_watch=("$OSHARM_GUEST/dist/osharm-exec-watch")
+  "${osharm_watch[@]}" supervise "$osharm_watch_sock" \
     "$OSHARM_EXEC_WATCH_RECORD" </dev/null >/dev/null 2>"$XDG_RUNTIME_DIR/osharm/exec-watch.log" &
   for _ in $(seq 100); do [ -S "$osharm_watch_sock" ] && break; sleep 0.02; done
-  osharm_watch=(/usr/bin/python3 -I -S "$OSHARM_GUEST/guest/exec_watch.py" wrap "$osharm_watch_sock")
+  osharm_watch+=(wrap "$osharm_watch_sock")
 fi
 echo "exec-watch $EPOCHREALTIME" >>/run/osharm/start-phases
 # shellcheck source=agent-ns.sh
