@@ -53,6 +53,7 @@ mmdebstrap --variant=minbase --mode=root --format=tar \
   --customize-hook='chroot "$1" useradd --uid 1000 --user-group --groups sudo --create-home --home-dir /home/user --shell /bin/bash user' \
   --customize-hook='install -d -m 1733 "$1/var/spool/cron/crontabs"' \
   --customize-hook="mkdir -p \"\$1/opt/osharm/desktop-guest/dist\" && cp -r '$guest/guest' \"\$1/opt/osharm/desktop-guest/\" && cp '$guest/dist/guest-server-bin.js' '$guest/package.json' \"\$1/opt/osharm/desktop-guest/dist/\" && mv \"\$1/opt/osharm/desktop-guest/dist/package.json\" \"\$1/opt/osharm/desktop-guest/\"" \
+  --customize-hook="if [ -x '$guest/dist/osharm-exec-watch' ]; then install -m 0755 '$guest/dist/osharm-exec-watch' \"\$1/opt/osharm/desktop-guest/dist/\"; fi" \
   --customize-hook="find \"\$1/opt/osharm/desktop-guest\" -name __pycache__ -prune -exec rm -rf {} + ; chmod -R a+rX,go-w \"\$1/opt/osharm/desktop-guest\"" \
   --customize-hook="install -m 0111 '$node_bin' \"\$1/opt/osharm/node\" && install -m 0111 \"\$1/usr/bin/python3.11\" \"\$1/opt/osharm/python3\"" \
   --customize-hook="if [ -d \"\$1/etc/chromium\" ]; then install -D -m 0644 '$guest/guest/config/chromium-policy.json' \"\$1/etc/chromium/policies/recommended/osharm.json\"; fi" \

@@ -172,7 +172,7 @@ export function containerRunArgs(
     '--env',
     `OSHARM_DESKTOP_SHELL=${desktopShellSetting(s.shell)}`,
     '--env',
-    `OSHARM_EXEC_WATCH=${process.env.OSHARM_EXEC_WATCH === '0' ? '0' : '1'}`,
+    `OSHARM_EXEC_WATCH=${/^(0|python)$/.exec(process.env.OSHARM_EXEC_WATCH ?? '')?.[0] ?? '1'}`,
     s.image ?? DEFAULT_DESKTOP_IMAGE,
   ];
 }

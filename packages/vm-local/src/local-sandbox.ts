@@ -201,8 +201,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     // GNOME Shell's start gets 75 % of the start timeout; openbox then runs in the time left.
     OSHARM_SHELL_START_TIMEOUT_S: String(Math.max(5, Math.floor(options.startTimeoutMs * 0.00075))),
     OSHARM_SITE_HOSTS: SANDBOX_SITE_HOSTS.join(' '),
-    // The harm observer's exec watch (desktop-guest guest/exec_watch.py): on unless set to 0.
-    OSHARM_EXEC_WATCH: process.env.OSHARM_EXEC_WATCH === '0' ? '0' : '1',
+    // The harm observer's exec watch (desktop-guest): on unless 0; python: not its C twin.
+    OSHARM_EXEC_WATCH: /^(0|python)$/.exec(process.env.OSHARM_EXEC_WATCH ?? '')?.[0] ?? '1',
     OSHARM_SITE_BACKEND: String(SANDBOX_SITE_BACKEND_PORT),
     ...sandboxDnsEnv(options.network === true),
     OSHARM_SERVER_ARGS: [
