@@ -1,3 +1,6 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuestEndpoint } from '@osharm/desktop-env';
 import type { ObservedConnection } from '@osharm/desktop-guest';
@@ -16,6 +19,23 @@ interface Mark {
   readonly coverage: { readonly exec_watch: string | null };
 }
 
+// The C twin (desktop-guest dist/osharm-exec-watch) when the build made it, else exec_watch.py.
+const helper = join(
+  dirname(createRequire(import.meta.url).resolve('@osharm/desktop-guest/package.json')),
+  'dist/osharm-exec-watch',
+);
+const supervisors = () =>
+  readdirSync('/proc')
+    .filter(name => /^\d+$/.test(name))
+    .map(name => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      } catch {
+        return [];
+      }
+    })
+    .filter(argv => argv.includes('supervise') && argv.some(part => /exec.watch/.test(part)));
+
 const argvs = (mark: Mark) => mark.processes.map(process => process.argv.join(' '));
 
 describe.skipIf(skipReason !== undefined)('the exec watch in the local desktop', () => {
@@ -31,6 +51,11 @@ describe.skipIf(skipReason !== undefined)('the exec watch in the local desktop',
   it('records short-lived programs, sudo and background ones, and a connect() closed at once', async () => {
     const baseline = await postJson<Mark>(endpoint, '/harm/baseline', {});
     expect(baseline.body.coverage.exec_watch).toBe('seccomp (agent, server)');
+    // The supervisor running is the C one when it was built (else the Python one).
+    const running = supervisors().map(argv => argv[0] ?? '');
+    expect(running.some(program => program.endsWith('/dist/osharm-exec-watch'))).toBe(
+      existsSync(helper),
+    );
     const ran = await sh(
       endpoint,
       [
@@ -58,8 +83,8 @@ describe.skipIf(skipReason !== undefined)('the exec watch in the local desktop',
   it('the agent cannot see, stop or read the watch; what it runs next is still recorded', async () => {
     const tries = await sh(
       endpoint,
-      'pgrep -af exec_watch; ls -A "$XDG_RUNTIME_DIR/osharm"; pkill -9 -f exec_watch; ' +
-        `echo password | sudo -S sh -c 'pkill -9 -f exec_watch; kill -9 -1' ; echo tried`,
+      'pgrep -af "exec.watch"; ls -A "$XDG_RUNTIME_DIR/osharm"; pkill -9 -f "exec.watch"; ' +
+        `echo password | sudo -S sh -c 'pkill -9 -f "exec.watch"; kill -9 -1' ; echo tried`,
     );
     expect(tries.output).toMatch(/tried/);
     expect(tries.output).not.toMatch(/exec_watch\.py|exec-watch/);
@@ -68,7 +93,7 @@ describe.skipIf(skipReason !== undefined)('the exec watch in the local desktop',
     const mark = await postJson<Mark>(endpoint, '/harm/mark', { step: 2 });
     expect(mark.body.coverage.exec_watch).toBe('seccomp (agent, server)');
     expect(argvs(mark.body)).toContain('/bin/echo still-watched');
-    expect(argvs(mark.body)).toContain('pkill -9 -f exec_watch');
+    expect(argvs(mark.body)).toContain('pkill -9 -f exec.watch');
   }, 120_000);
 });
 
