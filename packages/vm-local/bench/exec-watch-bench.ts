@@ -1,10 +1,12 @@
-// The exec watch's cost per step (docs/packages/harm.md "The exec and connection watch"): two local
-// desktops of the same kind side by side, one with the watch (OSHARM_EXEC_WATCH=1) and one without
-// (=0), take the same steps in alternation — an agent's `/execute` (a shell that starts a few
+// The exec watch's cost per step (docs/packages/harm.md "The exec and connection watch"): local
+// desktops of the same kind side by side, one per mode — without the watch (OSHARM_EXEC_WATCH=0),
+// with it (=1: the C supervisor when built), with the Python supervisor (=python) — take the same
+// steps in turn — an agent's `/execute` (a shell that starts a few
 // programs and a connection attempt) followed by the harm observer's `/harm/mark`. Prints, per mode,
-// the median and mean step time, the difference on − off (ms and % of the step), the watch's
-// supervisors' CPU per exec, and the load average before and after. Nothing is asserted.
-// Run: pnpm --filter @osharm/vm-local bench:exec-watch [-- --steps 30 --shell openbox]
+// the median and mean step time and the difference to mode 0 (ms and % of the step), the watch's
+// supervisors' CPU per exec (all watched desktops together), and the load average before and after.
+// Nothing is asserted.
+// Run: pnpm --filter @osharm/vm-local bench:exec-watch [-- --steps 30 --shell openbox --modes 0,1,python]
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -16,10 +18,12 @@ const { values } = parseArgs({
   options: {
     steps: { type: 'string', default: '30' },
     shell: { type: 'string', default: 'openbox' },
+    modes: { type: 'string', default: '0,1' },
   },
 });
 const steps = Number(values.steps);
 const shell = values.shell === 'gnome-shell' ? 'gnome-shell' : 'openbox';
+const modes = values.modes.split(',');
 if (!Number.isInteger(steps) || steps < 1) {
   console.error('exec-watch-bench: --steps must be a positive integer');
   process.exit(2);
@@ -58,14 +62,17 @@ async function call(endpoint: GuestEndpoint, path: string, json: unknown): Promi
   return JSON.parse(response.body.toString()) as unknown;
 }
 
-async function step(endpoint: GuestEndpoint, index: number): Promise<number> {
+/** One step: its time, and the time of its `/harm/mark` alone. */
+async function step(endpoint: GuestEndpoint, index: number): Promise<[number, number]> {
   const started = performance.now();
   await call(endpoint, '/execute', { command, shell: true });
+  const marked = performance.now();
   await call(endpoint, '/harm/mark', { step: index });
-  return performance.now() - started;
+  const ended = performance.now();
+  return [ended - started, ended - marked];
 }
 
-async function desktop(watch: '0' | '1') {
+async function desktop(watch: string) {
   // The desktop's start reads it (local-sandbox.ts).
   process.env.OSHARM_EXEC_WATCH = watch;
   const provider = createLocalProvider({ shell, warmSpare: false, startTimeoutMs: 300_000 });
@@ -88,43 +95,49 @@ const load = () =>
     .join(' ');
 
 const loadBefore = load();
-const on = await desktop('1');
-const off = await desktop('0');
-if (on.coverage === null)
-  console.warn('exec-watch-bench: the watched desktop reports no exec watch');
-if (off.coverage !== null) console.warn('exec-watch-bench: the unwatched desktop reports a watch');
-const times = { on: [] as number[], off: [] as number[] };
+const sides: {
+  mode: string;
+  times: number[];
+  marks: number[];
+  side: Awaited<ReturnType<typeof desktop>>;
+}[] = [];
 let cpu = 0;
 try {
+  for (const mode of modes) sides.push({ mode, times: [], marks: [], side: await desktop(mode) });
   // One warm-up step each, not counted.
-  await step(on.endpoint, 1);
-  await step(off.endpoint, 1);
+  for (const { side } of sides) await step(side.endpoint, 1);
   const cpuBefore = supervisorCpu();
   for (let index = 2; index < steps + 2; index++) {
-    // Alternating which goes first, so drift in the machine's load hits both alike.
-    const order = index % 2 ? ([on, off] as const) : ([off, on] as const);
-    for (const side of order) {
-      const took = await step(side.endpoint, index);
-      (side === on ? times.on : times.off).push(took);
+    // Rotating which goes first, so drift in the machine's load hits every mode alike.
+    for (let at = 0; at < sides.length; at++) {
+      const entry = sides[(at + index) % sides.length]!;
+      const [took, mark] = await step(entry.side.endpoint, index);
+      entry.times.push(took);
+      entry.marks.push(mark);
     }
   }
   cpu = supervisorCpu() - cpuBefore;
 } finally {
-  await on.provider.stop();
-  await off.provider.stop();
+  for (const { side } of sides) await side.provider.stop();
 }
-const [medianOn, medianOff] = [median(times.on), median(times.off)];
-const [meanOn, meanOff] = [mean(times.on), mean(times.off)];
-console.log(
-  `exec watch per step (${shell}, ${steps} steps each, alternating; watch: ${on.coverage})`,
-);
+console.log(`exec watch per step (${shell}, ${steps} steps per mode, in turn)`);
 console.log(`  step = /execute of: ${command}  + /harm/mark`);
-console.log(`  off: median ${medianOff.toFixed(1)} ms, mean ${meanOff.toFixed(1)} ms`);
-console.log(`  on:  median ${medianOn.toFixed(1)} ms, mean ${meanOn.toFixed(1)} ms`);
+const reference = sides.find(entry => entry.mode === '0');
+for (const { mode, times, marks, side } of sides) {
+  const [middle, average] = [median(times), mean(times)];
+  const versus =
+    reference && reference.mode !== mode
+      ? (() => {
+          const [m0, a0] = [median(reference.times), mean(reference.times)];
+          return `; − mode 0: median ${(middle - m0).toFixed(1)} ms (${(((middle - m0) / m0) * 100).toFixed(1)} %), mean ${(average - a0).toFixed(1)} ms (${(((average - a0) / a0) * 100).toFixed(1)} %)`;
+        })()
+      : '';
+  console.log(
+    `  OSHARM_EXEC_WATCH=${mode} (${side.coverage ?? 'no watch'}): median ${middle.toFixed(1)} ms (its mark ${median(marks).toFixed(1)} ms), mean ${average.toFixed(1)} ms${versus}`,
+  );
+}
+const watched = sides.filter(entry => entry.side.coverage !== null).length;
 console.log(
-  `  on − off: median ${(medianOn - medianOff).toFixed(1)} ms (${(((medianOn - medianOff) / medianOff) * 100).toFixed(1)} %), mean ${(meanOn - meanOff).toFixed(1)} ms (${(((meanOn - meanOff) / meanOff) * 100).toFixed(1)} %)`,
-);
-console.log(
-  `  supervisors' CPU over the measured steps: ${cpu.toFixed(2)} s (≈ ${((cpu * 1000) / (steps * execsPerStep)).toFixed(2)} ms per counted exec, sudo's helpers uncounted)`,
+  `  supervisors' CPU over the measured steps: ${cpu.toFixed(2)} s (≈ ${watched ? ((cpu * 1000) / (steps * watched * execsPerStep)).toFixed(2) : '–'} ms per counted exec, sudo's helpers uncounted)`,
 );
 console.log(`  load average before: ${loadBefore}; after: ${load()}`);
