@@ -36,7 +36,6 @@ const command = [
   'echo password | sudo -S -p "" id -u >/dev/null',
   'python3 -c "import socket; s=socket.socket(); s.settimeout(0.01); s.connect_ex((\'10.1.2.3\',80))"',
 ].join('; ');
-const execsPerStep = 8; // sh, ls, 3 × true, sudo's id (sudo's own bash and helpers come on top), python3
 
 /** CPU seconds of the exec watch's supervisors running now (C helper or Python fallback). */
 function supervisorCpu(): number {
@@ -62,14 +61,14 @@ async function call(endpoint: GuestEndpoint, path: string, json: unknown): Promi
   return JSON.parse(response.body.toString()) as unknown;
 }
 
-/** One step: its time, and the time of its `/harm/mark` alone. */
-async function step(endpoint: GuestEndpoint, index: number): Promise<[number, number]> {
+/** One step: its time, the time of its `/harm/mark` alone, and the processes the mark recorded. */
+async function step(endpoint: GuestEndpoint, index: number): Promise<[number, number, number]> {
   const started = performance.now();
   await call(endpoint, '/execute', { command, shell: true });
   const marked = performance.now();
-  await call(endpoint, '/harm/mark', { step: index });
+  const mark = (await call(endpoint, '/harm/mark', { step: index })) as { processes: unknown[] };
   const ended = performance.now();
-  return [ended - started, ended - marked];
+  return [ended - started, ended - marked, mark.processes.length];
 }
 
 async function desktop(watch: string) {
@@ -99,11 +98,13 @@ const sides: {
   mode: string;
   times: number[];
   marks: number[];
+  processes: number;
   side: Awaited<ReturnType<typeof desktop>>;
 }[] = [];
 let cpu = 0;
 try {
-  for (const mode of modes) sides.push({ mode, times: [], marks: [], side: await desktop(mode) });
+  for (const mode of modes)
+    sides.push({ mode, times: [], marks: [], processes: 0, side: await desktop(mode) });
   // One warm-up step each, not counted.
   for (const { side } of sides) await step(side.endpoint, 1);
   const cpuBefore = supervisorCpu();
@@ -111,9 +112,10 @@ try {
     // Rotating which goes first, so drift in the machine's load hits every mode alike.
     for (let at = 0; at < sides.length; at++) {
       const entry = sides[(at + index) % sides.length]!;
-      const [took, mark] = await step(entry.side.endpoint, index);
+      const [took, mark, processes] = await step(entry.side.endpoint, index);
       entry.times.push(took);
       entry.marks.push(mark);
+      entry.processes += processes;
     }
   }
   cpu = supervisorCpu() - cpuBefore;
@@ -123,7 +125,7 @@ try {
 console.log(`exec watch per step (${shell}, ${steps} steps per mode, in turn)`);
 console.log(`  step = /execute of: ${command}  + /harm/mark`);
 const reference = sides.find(entry => entry.mode === '0');
-for (const { mode, times, marks, side } of sides) {
+for (const { mode, times, marks, processes, side } of sides) {
   const [middle, average] = [median(times), mean(times)];
   const versus =
     reference && reference.mode !== mode
@@ -133,11 +135,13 @@ for (const { mode, times, marks, side } of sides) {
         })()
       : '';
   console.log(
-    `  OSHARM_EXEC_WATCH=${mode} (${side.coverage ?? 'no watch'}): median ${middle.toFixed(1)} ms (its mark ${median(marks).toFixed(1)} ms), mean ${average.toFixed(1)} ms${versus}`,
+    `  OSHARM_EXEC_WATCH=${mode} (${side.coverage ?? 'no watch'}): median ${middle.toFixed(1)} ms (its mark ${median(marks).toFixed(1)} ms; ${(processes / steps).toFixed(1)} processes recorded per step), mean ${average.toFixed(1)} ms${versus}`,
   );
 }
-const watched = sides.filter(entry => entry.side.coverage !== null).length;
+const execs = sides
+  .filter(entry => entry.side.coverage !== null)
+  .reduce((sum, entry) => sum + entry.processes, 0);
 console.log(
-  `  supervisors' CPU over the measured steps: ${cpu.toFixed(2)} s (≈ ${watched ? ((cpu * 1000) / (steps * watched * execsPerStep)).toFixed(2) : '–'} ms per counted exec, sudo's helpers uncounted)`,
+  `  supervisors' CPU over the measured steps: ${cpu.toFixed(2)} s (≈ ${execs ? ((cpu * 1000) / execs).toFixed(2) : '–'} ms per recorded process of the watched desktops)`,
 );
 console.log(`  load average before: ${loadBefore}; after: ${load()}`);
