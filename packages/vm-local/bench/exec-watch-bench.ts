@@ -101,7 +101,7 @@ const sides: {
   processes: number;
   side: Awaited<ReturnType<typeof desktop>>;
 }[] = [];
-let cpu = 0;
+let cpu: number;
 try {
   for (const mode of modes)
     sides.push({ mode, times: [], marks: [], processes: 0, side: await desktop(mode) });
