@@ -19,6 +19,7 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '30' },
     shell: { type: 'string', default: 'openbox' },
     modes: { type: 'string', default: '0,1' },
+    warmup: { type: 'string', default: '3' },
   },
 });
 const steps = Number(values.steps);
@@ -105,10 +106,12 @@ let cpu: number;
 try {
   for (const mode of modes)
     sides.push({ mode, times: [], marks: [], processes: 0, side: await desktop(mode) });
-  // One warm-up step each, not counted.
-  for (const { side } of sides) await step(side.endpoint, 1);
+  // Warm-up steps, not counted: the desktop started last is still settling at first.
+  for (let index = 1; index <= Number(values.warmup); index++)
+    for (const { side } of sides) await step(side.endpoint, index);
   const cpuBefore = supervisorCpu();
-  for (let index = 2; index < steps + 2; index++) {
+  const first = Number(values.warmup) + 1;
+  for (let index = first; index < steps + first; index++) {
     // Rotating which goes first, so drift in the machine's load hits every mode alike.
     for (let at = 0; at < sides.length; at++) {
       const entry = sides[(at + index) % sides.length]!;
