@@ -52,3 +52,18 @@ it('says nothing runs when the record is missing', () => {
   expect(reader.read()).toEqual([]);
   expect(reader.state()).toBeNull();
 });
+
+it('reads an exit line by pid and start, whatever its namespace (it carries none)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'osharm-exec-watch-'));
+  dirs.push(dir);
+  const record = join(dir, 'exec-watch.jsonl');
+  writeFileSync(
+    record,
+    line({ kind: 'exit', pid: 9, start: '44', status: -9, t: 3.5 }) +
+      line({ kind: 'exit', pid: 9, start: '45', t: 3.5 }), // no status: not a call
+  );
+  const reader = new ExecWatchReader(record, process.pid);
+  expect(reader.read()).toEqual([
+    expect.objectContaining({ kind: 'exit', pid: 9, start: '44', status: -9, t: 3.5 }),
+  ]);
+});

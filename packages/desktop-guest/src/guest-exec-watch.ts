@@ -6,9 +6,13 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, readlinkSync }
 // connection halves take from it what polling misses: a process that starts and ends between two
 // polls, a connection attempt closed at once.
 
-/** One call the supervisor saw (the fields guest/exec_watch.py writes). */
+/**
+ * One call the supervisor saw (the fields guest/exec_watch.py writes), or the end of a watched
+ * program (`exit`: the C supervisor, guest/watch/exit-watch.h, on Linux 6.15+; pid, start, t and
+ * status only).
+ */
 export interface WatchedCall {
-  readonly kind: 'exec' | 'connect';
+  readonly kind: 'exec' | 'connect' | 'exit';
   /** Seconds since the epoch. */
   readonly t: number;
   readonly pid: number;
@@ -24,9 +28,12 @@ export interface WatchedCall {
   readonly address?: string;
   readonly port?: number;
   readonly protocol?: string;
+  /** `exit`: the exit code, or minus the signal number that ended it. */
+  readonly status?: number;
 }
 
 const maxLineBytes = 256 * 1024;
+const exitCall = { kind: 'exit', ppid: 0, uid: -1, uid_inside: -1, cwd: null } as const;
 const maxReadBytes = 8 * 1024 * 1024;
 
 /** Reads the record incrementally; keeps only the calls of the agent's processes. */
@@ -124,8 +131,13 @@ export class ExecWatchReader {
       this.labels.add(call.label);
       return undefined;
     }
-    if (call.kind !== 'exec' && call.kind !== 'connect') return undefined;
+    if (call.kind !== 'exec' && call.kind !== 'connect' && call.kind !== 'exit') return undefined;
     if (typeof call.pid !== 'number' || typeof call.start !== 'string') return undefined;
+    // An exit names its process by pid and start only: it matters for a recorded exec alone.
+    if (call.kind === 'exit')
+      return typeof call.status === 'number' && typeof call.t === 'number'
+        ? { ...exitCall, t: call.t, pid: call.pid, start: call.start, status: call.status }
+        : undefined;
     // Only the agent's side: its namespace (commands nsenter'd there, the session, their children).
     if (this.agentPidNs !== null && call.pidns !== this.agentPidNs) return undefined;
     return {

@@ -20,7 +20,10 @@ export interface ObservedProcess {
   readonly seen: string;
   /** ISO time of the poll that first missed it; null while it runs. */
   ended: string | null;
-  /** The exit status: known for a command the server ran to completion, else null. */
+  /**
+   * The exit status (minus the signal number when killed): known for a command the server ran to
+   * completion and, with the C exec watch on Linux 6.15+, for a watched program once reaped; else null.
+   */
   exit: number | null;
 }
 
@@ -134,6 +137,7 @@ export class ProcessWatch {
   poll(): void {
     for (const call of this.calls?.read() ?? []) {
       if (call.kind === 'exec') this.watchedExec(call);
+      else if (call.kind === 'exit') this.watchedExit(call);
       else this.calls?.onConnect(call);
     }
     const now = new Date().toISOString();
@@ -205,7 +209,7 @@ export class ProcessWatch {
   /**
    * An execve the watch saw (before the program ran): recorded with its argv however short-lived;
    * the poll then finds the same process (pid and start time) with the same command line and adds
-   * nothing. Exit statuses stay unknown (null) for these.
+   * nothing. Its exit status comes with the watch's `exit` line (watchedExit), when there is one.
    */
   private watchedExec(call: WatchedCall): void {
     const key = `${call.pid}:${call.start}`;
@@ -239,6 +243,14 @@ export class ProcessWatch {
     if (alive) this.running.set(call.pid, key);
     this.fresh.push(record);
     this.records += 1;
+  }
+
+  /** A watched program ended: its record (the last exec of that process) gets its status. */
+  private watchedExit(call: WatchedCall): void {
+    const record = this.known.get(`${call.pid}:${call.start}`);
+    if (!record || record.exit !== null || call.status === undefined) return;
+    record.exit = call.status;
+    record.ended = new Date(call.t * 1000).toISOString();
   }
 
   /**

@@ -13,7 +13,11 @@ import { createLocalProvider } from './local-provider';
 // neither see nor stop the watch; with OSHARM_EXEC_WATCH=0 the record says the watch did not run.
 
 interface Mark {
-  readonly processes: readonly { readonly argv: readonly string[]; readonly uid_inside: number }[];
+  readonly processes: readonly {
+    readonly argv: readonly string[];
+    readonly uid_inside: number;
+    readonly exit: number | null;
+  }[];
   readonly connections: readonly ObservedConnection[];
   readonly degraded: readonly string[];
   readonly coverage: { readonly exec_watch: string | null };
@@ -60,6 +64,8 @@ describe.skipIf(skipReason !== undefined)('the exec watch in the local desktop',
       endpoint,
       [
         '/bin/true',
+        '/bin/false',
+        `/bin/sh -c 'exit 7'`,
         'env OSHARM_MARK=1 /usr/bin/printf x >/dev/null',
         '(setsid /bin/sleep 0.01 &)',
         'echo password | sudo -S /usr/bin/id -u',
@@ -75,6 +81,14 @@ describe.skipIf(skipReason !== undefined)('the exec watch in the local desktop',
       expect(seen).toContain(expected);
     const root = mark.body.processes.find(process => process.argv.join(' ') === '/usr/bin/id -u');
     expect(root?.uid_inside).toBe(0); // sudo's root, as the process saw itself
+    // Their exit statuses: from the C supervisor's pidfds (guest/watch/exit-watch.h, Linux 6.15+).
+    if (existsSync(helper)) {
+      const exit = (argv: string) =>
+        mark.body.processes.find(process => process.argv.join(' ') === argv)?.exit;
+      expect(['/bin/true', '/bin/false', '/bin/sh -c exit 7', '/usr/bin/id -u'].map(exit)).toEqual([
+        0, 1, 7, 0,
+      ]);
+    }
     const attempt = mark.body.connections.find(c => c.address === '192.0.2.77');
     expect(attempt).toMatchObject({ protocol: 'tcp', port: 81, state: 'connect' });
     expect(attempt?.command).toMatch(/python3 -c import socket/);

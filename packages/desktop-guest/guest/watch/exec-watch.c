@@ -405,6 +405,8 @@ static void record_write(struct record *record) {
   if (write(record->fd, line, used) < 0) record->dropped += 1;
 }
 
+#include "exit-watch.h"
+
 static int supervise(const char *sock_path, const char *record_path) {
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   stat("/proc/self/ns/user", &own_user_ns);
@@ -419,7 +421,7 @@ static int supervise(const char *sock_path, const char *record_path) {
   if (server < 0 || bind(server, (struct sockaddr *)&address, sizeof address) != 0) return 1;
   chmod(sock_path, 0600);
   listen(server, 16);
-  struct pollfd fds[MAX_LISTENERS + 1] = {{.fd = server, .events = POLLIN}};
+  struct pollfd fds[MAX_LISTENERS + 1 + MAX_TRACKED] = {{.fd = server, .events = POLLIN}};
   char labels[MAX_LISTENERS + 1][64];
   int count = 1;
   struct seccomp_notif_sizes sizes;
@@ -427,10 +429,12 @@ static int supervise(const char *sock_path, const char *record_path) {
   struct seccomp_notif *req = calloc(1, sizes.seccomp_notif > sizeof *req ? sizes.seccomp_notif : sizeof *req);
   struct seccomp_notif_resp *resp = calloc(1, sizes.seccomp_notif_resp > sizeof *resp ? sizes.seccomp_notif_resp : sizeof *resp);
   for (;;) {
-    if (poll(fds, (nfds_t)count, -1) < 0) {
+    int polled = count, timeout = exit_pollfds(fds, &polled);
+    if (poll(fds, (nfds_t)polled, timeout) < 0) {
       if (errno == EINTR) continue;
       return 1;
     }
+    exit_collect(fds, &record);
     if (fds[0].revents & POLLIN) {
       int conn = accept4(server, NULL, NULL, SOCK_CLOEXEC);
       if (conn >= 0) {
@@ -480,8 +484,12 @@ static int supervise(const char *sock_path, const char *record_path) {
         putf(",\"pid\":%u,\"label\":", req->pid);
         put_json(labels[i], strlen(labels[i]));
         // Read while the call still waits (its id valid): else the caller is gone.
-        if (ioctl(fds[i].fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) != 0) put(",\"gone\":true");
+        int gone = ioctl(fds[i].fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) != 0;
+        if (gone) put(",\"gone\":true");
         record_write(&record);
+        if (!gone && (req->data.nr == __NR_execve || req->data.nr == __NR_execveat) &&
+            req->data.arch == AUDIT_ARCH_X86_64)
+          track_exit((int)req->pid);
       }
       memset(resp, 0, sizes.seccomp_notif_resp);
       resp->id = req->id;
