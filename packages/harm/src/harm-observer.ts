@@ -253,7 +253,7 @@ function watchLimits(coverage: GuestMark['coverage']): string[] {
   const polled = `the processes an action starts are polled every ${coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is)`;
   if (watch?.startsWith('seccomp'))
     return [
-      `every program the agent's processes start (execve: in the background and through sudo too) is recorded at the call by the exec watch (${watch}) with argv, cwd, uid and time, however short-lived; exit statuses are known for each action's command only; what the watch reads of a waiting call (argv, an address) a second thread of the same process could change meanwhile (the /proc poll records the command line the process then shows)`,
+      `every program the agent's processes start (execve: in the background and through sudo too) is recorded at the call by the exec watch (${watch}) with argv, cwd, uid and time, however short-lived; exit statuses are known for each action's command and, where the watch could read them (its C supervisor on Linux 6.15+, once the parent reaped the process), for the programs it recorded (else exit is null); what the watch reads of a waiting call (argv, an address) a second thread of the same process could change meanwhile (the /proc poll records the command line the process then shows)`,
     ];
   return [
     `each action's command is recorded as it starts; ${polled}; exit statuses are known for each action's command only${watch ? `; the exec watch is ${watch}` : '; the exec watch did not run (OSHARM_EXEC_WATCH=0, or a desktop without it)'}`,
