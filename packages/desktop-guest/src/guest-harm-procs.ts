@@ -248,9 +248,19 @@ export class ProcessWatch {
   /** A watched program ended: its record (the last exec of that process) gets its status. */
   private watchedExit(call: WatchedCall): void {
     const record = this.known.get(`${call.pid}:${call.start}`);
-    if (!record || record.exit !== null || call.status === undefined) return;
-    record.exit = call.status;
-    record.ended = new Date(call.t * 1000).toISOString();
+    if (!record || call.status === undefined) return;
+    const ended = new Date(call.t * 1000).toISOString();
+    // The poll may have recorded the same image first (it saw the new command line of a process
+    // that exec'd several times before the watch's lines were read): that record ends so too.
+    const argv = record.argv.join('\0');
+    const same = this.fresh.filter(
+      other => other !== record && other.pid === call.pid && other.argv.join('\0') === argv,
+    );
+    for (const each of [record, ...same]) {
+      if (each.exit !== null) continue;
+      each.exit = call.status;
+      each.ended = ended;
+    }
   }
 
   /**
