@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { WatchedCall } from './guest-exec-watch';
 import { ProcessWatch } from './guest-harm-procs';
 import { runProcess } from './guest-process';
 
@@ -64,6 +65,60 @@ describe('ProcessWatch', () => {
       expect(watch.dropped).toBe(1);
       expect(watch.take().filter(record => record.argv[0] === '/bin/true')).toEqual([]);
     } finally {
+      watch.stop();
+    }
+  });
+
+  it("gives a watched exit to every record of the process's last image, the poll's too", async () => {
+    const { spawn } = await import('node:child_process');
+    const { readFileSync } = await import('node:fs');
+    const calls: WatchedCall[] = [];
+    const watch = new ProcessWatch(3_600_000, 100, () => false, {
+      read: () => calls.splice(0),
+      onConnect: () => undefined,
+    });
+    watch.start();
+    const child = spawn('sleep', ['0.3']);
+    try {
+      await new Promise(resolve => child.once('spawn', resolve));
+      const pid = child.pid!;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
+      watch.poll(); // the poll sees `sleep 0.3` first
+      const exec = {
+        kind: 'exec',
+        t: 1,
+        pid,
+        ppid: process.pid,
+        start,
+        uid: 0,
+        uid_inside: 0,
+        cwd: '/',
+      } as const;
+      // The watch's lines then say it was a shell first (sudo's chain: bash, nsenter, env, the command).
+      calls.push(
+        { ...exec, argv: ['/bin/sh', '-c', 'exec sleep 0.3'] },
+        { ...exec, argv: ['sleep', '0.3'] },
+      );
+      calls.push({
+        kind: 'exit',
+        t: 2,
+        pid,
+        ppid: 0,
+        start,
+        uid: -1,
+        uid_inside: -1,
+        cwd: null,
+        status: 0,
+      });
+      const ours = watch.take().filter(record => record.pid === pid);
+      expect(ours.map(record => [record.argv.join(' '), record.exit])).toEqual([
+        ['sleep 0.3', 0],
+        ['/bin/sh -c exec sleep 0.3', null],
+        ['sleep 0.3', 0],
+      ]);
+    } finally {
+      child.kill();
       watch.stop();
     }
   });
