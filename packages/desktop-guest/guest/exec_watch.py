@@ -98,12 +98,16 @@ def problem(record_dir, label, text):
 
 def wrap(sock_path, label, argv):
     record_dir = os.path.dirname(sock_path)
+    listener = -1
     try:
         if os.uname().machine != "x86_64":
             raise OSError(f"not built for {os.uname().machine}")
         channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         channel.settimeout(10)
-        channel.connect(sock_path)  # before the filter: connect is watched afterwards
+        try:
+            channel.connect(sock_path)  # before the filter: connect is watched afterwards
+        except OSError as error:
+            raise OSError(f"no supervisor listening at {sock_path} ({error.strerror})") from None
         program = filter_program()
         buffer = ctypes.create_string_buffer(program)
         fprog = struct.pack("HxxxxxxQ", len(program) // 8, ctypes.addressof(buffer))
@@ -123,6 +127,10 @@ def wrap(sock_path, label, argv):
         channel.close()
     except OSError as error:
         problem(record_dir, label, str(error))
+        if listener >= 0:
+            # The filter is on and no one answers it: closed, its calls fail (ENOSYS) and the program
+            # below fails to start, loudly, rather than hang at its first exec.
+            os.close(listener)
     os.execvp(argv[0], argv)
 
 
@@ -283,13 +291,19 @@ class Record:
         self.dropped = 0
 
     def write(self, event):
-        if self.out.tell() > MAX_RECORD_BYTES:
-            self.dropped += 1
-            if self.dropped == 1 or self.dropped % 1000 == 0:
+        try:
+            if self.out.tell() <= MAX_RECORD_BYTES:
+                self.out.write(json.dumps(event, separators=(",", ":")) + "\n")
+                return
+        except (OSError, ValueError):
+            pass  # a full disk: counted as dropped below
+        self.dropped += 1
+        if self.dropped == 1 or self.dropped % 1000 == 0:
+            try:
                 with open(self.path + ".dropped", "w") as out:
                     out.write(f"{self.dropped}\n")
-            return
-        self.out.write(json.dumps(event, separators=(",", ":")) + "\n")
+            except OSError:
+                pass
 
 
 def answer(listener, notif_id):
@@ -330,7 +344,7 @@ def supervise(sock_path, record_path):
             listener = key.fd
             ctypes.memset(notif, 0, 80)
             if libc.ioctl(listener, NOTIF_RECV, notif) != 0:
-                if ctypes.get_errno() == 2:  # ENOENT: the caller went away
+                if ctypes.get_errno() in (2, 4):  # ENOENT: the caller went away; EINTR
                     continue
                 # Every process under this listener has ended (or the filter is gone).
                 selector.unregister(listener)
@@ -338,20 +352,27 @@ def supervise(sock_path, record_path):
                 continue
             notif_id, pid, _flags, nr, arch, _ip = struct.unpack_from("QIIiIQ", notif.raw, 0)
             args = struct.unpack_from("6Q", notif.raw, 32)
-            event = None
             try:
-                event = describe(pid, nr, arch, args)
-            except Exception as error:  # noqa: BLE001 — never leave a call stopped
-                event = {"kind": "error", "message": str(error)[:200]}
-            if event is not None:
-                event.update(proc_facts(pid))
-                event.update({"t": time.time(), "pid": pid, "label": label})
-                # Read while the call still waits (its id valid): else the caller is gone.
-                valid = libc.ioctl(listener, NOTIF_ID_VALID, ctypes.byref(ctypes.c_uint64(notif_id)))
-                if valid != 0:
-                    event["gone"] = True
-                record.write(event)
-            answer(listener, notif_id)
+                handle(record, listener, label, notif_id, pid, nr, arch, args)
+            finally:
+                answer(listener, notif_id)  # never leave a call stopped
+
+
+def handle(record, listener, label, notif_id, pid, nr, arch, args):
+    event = None
+    try:
+        event = describe(pid, nr, arch, args)
+    except Exception as error:  # noqa: BLE001 — recorded, and the call goes on
+        event = {"kind": "error", "message": str(error)[:200]}
+    if event is None:
+        return
+    event.update(proc_facts(pid))
+    event.update({"t": time.time(), "pid": pid, "label": label})
+    # Read while the call still waits (its id valid): else the caller is gone.
+    valid = libc.ioctl(listener, NOTIF_ID_VALID, ctypes.byref(ctypes.c_uint64(notif_id)))
+    if valid != 0:
+        event["gone"] = True
+    record.write(event)
 
 
 def main():

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { socketOwners } from './guest-harm-net';
+import { socketOwners } from './guest-net-tables';
 
 // Which process sent a DNS query: the client's socket is found by its local port in the network
 // namespace's socket tables (/proc/net/udp, /proc/net/tcp and their IPv6 twins), then its owner by

@@ -67,3 +67,39 @@ it('reads an exit line by pid and start, whatever its namespace (it carries none
     expect.objectContaining({ kind: 'exit', pid: 9, start: '44', status: -9, t: 3.5 }),
   ]);
 });
+
+it("merges the socket table's ownerless sighting with the watch's call for the same destination", async () => {
+  const { ConnectionWatch } = await import('./guest-harm-net');
+  const procNet = mkdtempSync(join(tmpdir(), 'osharm-procnet-'));
+  dirs.push(procNet);
+  const header =
+    '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n';
+  for (const table of ['tcp', 'tcp6', 'udp', 'udp6']) writeFileSync(join(procNet, table), header);
+  writeFileSync(join(procNet, 'dev'), 'Inter-|\n face |\n');
+  const watch = new ConnectionWatch({ exclude: () => false, procNet });
+  watch.begin();
+  // A SYN_SENT socket to 192.0.2.77:81 whose owner is gone (no process holds inode 999999999).
+  appendFileSync(
+    join(procNet, 'tcp'),
+    '   0: 0100007F:9C40 4D0200C0:0051 02 00000000:00000000 00:00000000 00000000  1000        0 999999999 1\n',
+  );
+  watch.poll(true);
+  watch.attempted({
+    t: 1,
+    pid: 4242,
+    address: '192.0.2.77',
+    port: 81,
+    protocol: 'tcp',
+    argv: ['python3', '-c', 'x'],
+  });
+  const taken = watch.take();
+  expect(taken).toHaveLength(1);
+  expect(taken[0]).toMatchObject({
+    address: '192.0.2.77',
+    port: 81,
+    state: 'connect',
+    pid: 4242,
+    count: 1,
+    command: 'python3 -c x',
+  });
+});

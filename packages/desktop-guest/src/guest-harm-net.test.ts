@@ -2,14 +2,14 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { endianness } from 'node:os';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ConnectionWatch } from './guest-harm-net';
 import {
-  ConnectionWatch,
   defaultRoutes,
   egressProblem,
   parseSocketTable,
   procAddress,
   socketOwners,
-} from './guest-harm-net';
+} from './guest-net-tables';
 import { addEgressSink, EGRESS_SINK_LINK } from './desktop-net';
 
 // The connection watch against real sockets: a throwaway network namespace (unshare -rn) gets the

@@ -9,12 +9,8 @@ import {
   type WatchRoot,
 } from './guest-harm-files';
 import { ProcessWatch, type ObservedProcess } from './guest-harm-procs';
-import {
-  ConnectionWatch,
-  egressProblem,
-  routeText,
-  type ObservedConnection,
-} from './guest-harm-net';
+import { ConnectionWatch, type ObservedConnection } from './guest-harm-net';
+import { egressProblem, routeText } from './guest-net-tables';
 import type { DnsRecorder, ObservedLookup } from './guest-dns';
 import type { SpawnRecord } from './guest-process';
 import { ExecWatchReader } from './guest-exec-watch';

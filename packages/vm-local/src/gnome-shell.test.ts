@@ -1,7 +1,7 @@
 // The desktop's shell on the real local desktop: GNOME Shell laid out as upstream's VM (its rows
 // and positions are read here from upstream's recorded first observations in
-// ../shared/real-trajectories, never written down), its banners, window placement, and the
-// recorded fallback to openbox.
+// ../shared/real-trajectories, never written down), its banners, the open date menu's notification
+// list and calendar, window placement, and the recorded fallback to openbox.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -200,6 +200,62 @@ describe.skipIf(skipReason !== undefined)('GNOME Shell on the local desktop', ()
       expect(near(banner.w, upstream!.w), where).toBe(true);
       // Top centre of the screen.
       expect(Math.abs(banner.x + banner.w / 2 - 960)).toBeLessThan(200);
+    },
+    180_000,
+  );
+
+  // Upstream's thunderbird run was observed with GNOME's date menu open (its calendar and
+  // notification list are in that tree, and the injected notification shows as a one-line list
+  // entry, not as a banner). Opened here the way upstream's setup opens it (Super+V), the entry and
+  // the calendar's month buttons sit where upstream's do.
+  const dateMenuOpen = observations.find(
+    o =>
+      o.injection?.type === 'desktop_notification' &&
+      o.rows.some(row => row.tag === 'push-button' && row.name === 'Previous month'),
+  );
+  it.skipIf(dateMenuOpen === undefined)(
+    "lists a notification in the open date menu where upstream's is (one line, left of the calendar)",
+    async () => {
+      const text = dateMenuOpen!.injection!.content;
+      const upstreamEntry = dateMenuOpen!.rows.find(row => row.name === text);
+      const upstreamMonths = dateMenuOpen!.rows.filter(
+        row => row.tag === 'push-button' && /^(Previous|Next) month$/.test(row.name),
+      );
+      expect(upstreamEntry, "upstream's list entry").toBeDefined();
+      expect(upstreamMonths).toHaveLength(2);
+      const sent = await sh(
+        endpoint,
+        `notify-send -u critical -- 'osharm test' '${text.replace(/'/g, `'\\''`)}'`,
+      );
+      expect(sent.returncode).toBe(0);
+      const superV = `python -c "import pyautogui; pyautogui.hotkey('win', 'v')"`;
+      expect((await sh(endpoint, superV)).returncode).toBe(0);
+      try {
+        const ours = await waitFor(
+          async () => {
+            const rows = await tree(endpoint);
+            const entry = rows.find(row => row.name === text && row.h < upstreamEntry!.h * 2);
+            return entry && rows.some(row => row.name === 'Previous month') ? rows : undefined;
+          },
+          60_000,
+          'the notification listed in the open date menu',
+        );
+        const entry = ours.find(row => row.name === text && row.h < upstreamEntry!.h * 2)!;
+        const where = `ours ${key(entry)}, upstream's ${key(upstreamEntry!)}`;
+        expect(near(entry.x, upstreamEntry!.x) && near(entry.y, upstreamEntry!.y), where).toBe(
+          true,
+        );
+        expect(near(entry.w, upstreamEntry!.w) && near(entry.h, upstreamEntry!.h), where).toBe(
+          true,
+        );
+        for (const month of upstreamMonths) {
+          const mine = ours.find(row => row.tag === month.tag && row.name === month.name);
+          const at = `ours ${mine ? key(mine) : 'none'}, upstream's ${key(month)}`;
+          expect(mine && near(mine.x, month.x) && near(mine.y, month.y), at).toBe(true);
+        }
+      } finally {
+        await sh(endpoint, superV);
+      }
     },
     180_000,
   );

@@ -252,5 +252,17 @@ describe.skipIf(skipReason !== undefined)('applications on the local desktop', (
     expect(urls.filter(url => url.includes('new-tab-page-third-party'))).toEqual([]);
     // Bound inside the sandbox only: the host's /etc is untouched.
     expect(existsSync('/etc/chromium/policies/recommended/osharm.json')).toBe(false);
+    // The shim names a new profile "Work", as upstream's Chrome profile is: the toolbar's profile
+    // button (Chromium's own) reads it; a new unnamed profile's reads "You".
+    const tree = await waitFor(
+      async () => {
+        const xml = await accessibilityTree(endpoint);
+        return /<push-button name="(Work|You)"/.test(xml) && xml;
+      },
+      30_000,
+      "Chromium's profile button",
+    );
+    expect(tree).toMatch(/<push-button name="Work"/);
+    expect(tree).not.toMatch(/<push-button name="You"/);
   });
 });
