@@ -28,12 +28,15 @@ const script = join(repoRoot, 'apps/cli/src/commands/__fixtures__/harm-scripts/d
 const ticks = 100; // USER_HZ
 
 /** The guest servers (and exec watch supervisors) running now: pid → [cpu seconds, rss KiB]. */
-function guestServers(marker = 'guest-server-bin.js'): Map<number, [number, number]> {
+function guestServers(
+  marker: string | RegExp = 'guest-server-bin.js',
+): Map<number, [number, number]> {
   const found = new Map<number, [number, number]>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) continue;
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (typeof marker === 'string' ? !cmdline.includes(marker) : !marker.test(cmdline)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const cpu = (Number(fields[11]) + Number(fields[12])) / ticks;
@@ -73,7 +76,7 @@ async function once(mode: Mode, tmp: string, index: number): Promise<Sample> {
       const before = seen.get(pid);
       seen.set(pid, [Math.max(cpu, before?.[0] ?? 0), Math.max(rss, before?.[1] ?? 0)]);
     }
-    for (const [pid, [cpu, rss]] of guestServers('exec_watch.py\0supervise')) {
+    for (const [pid, [cpu, rss]] of guestServers(/(exec_watch\.py|osharm-exec-watch)\0supervise/)) {
       watchSeen.set(pid, Math.max(cpu, watchSeen.get(pid) ?? 0));
       watchRss = Math.max(watchRss, rss);
     }
