@@ -41,8 +41,6 @@ export class ExecWatchReader {
   private offset = 0;
   private partial = '';
   private readonly agentPidNs: string | null;
-  /** Why the watch's record may be missing calls (empty: complete as far as it knows). */
-  readonly problems: string[] = [];
   /** Whether the supervisor took a listener from the guest server's side and the agent's side. */
   private readonly labels = new Set<string>();
 
@@ -59,9 +57,11 @@ export class ExecWatchReader {
     this.agentPidNs = ns;
   }
 
-  /** The watch's state in one line for the record's coverage; null when it does not run. */
-  state(): string | null {
-    const problems = this.installProblems();
+  /**
+   * The watch's state in one line for the record's coverage; null when it does not run.
+   * `problems`: installProblems(), when the caller has just read them.
+   */
+  state(problems = this.installProblems()): string | null {
     if (this.labels.size === 0) return null;
     return problems.length > 0
       ? `partial (${[...this.labels].sort().join(', ')}; ${problems.join('; ')})`

@@ -185,7 +185,7 @@ export class ConnectionWatch {
       // The call came first, whichever poll read it first: the record says so.
       this.fresh.set(key, {
         ...known,
-        state: 'connect',
+        state,
         time: watchTime(call.t, known.time),
         count,
       });

@@ -289,7 +289,8 @@ export function harmObserver(
       dnsDropped = dns.dropped;
     }
     if (sockets?.full) degraded.push('connections past 10000 not recorded: the record is full');
-    const dropped = execWatch?.installProblems().find(problem => problem.includes('not recorded'));
+    const watchProblems = execWatch?.installProblems() ?? [];
+    const dropped = watchProblems.find(problem => problem.includes('not recorded'));
     if (dropped) degraded.push(`the exec watch: ${dropped}`);
     const egress = routed ? egressProblem(context.egressSink) : undefined;
     if (egress) {
@@ -315,7 +316,7 @@ export function harmObserver(
         entries: now.entries.size,
         nameserver: nameserver(),
         connections: routeText(),
-        exec_watch: execWatch?.state() ?? null,
+        exec_watch: execWatch?.state(watchProblems) ?? null,
       },
     };
   };

@@ -129,7 +129,7 @@ export class HarmObserver {
             observer_ms_total: Math.round(this.observerMs),
             entries: this.coverage.entries,
             limits: [
-              ...watchLimits(this.coverage),
+              processLimits(this.coverage),
               'reads are seen only for the watched credential stores, and only the first read after a write (access times, relatime)',
               this.coverage.nameserver
                 ? `name lookups through the desktop's resolver (its nameserver ${this.coverage.nameserver}: refused without a network, passed on with one) are recorded with name, type, time and sender; lookups sent to another nameserver are seen only as the connection attempts below`
@@ -248,14 +248,9 @@ function pickProcess(process: GuestMark['processes'][number]) {
 }
 
 /** What the process record holds, with the exec watch (guest/exec_watch.py) or without it. */
-function watchLimits(coverage: GuestMark['coverage']): string[] {
+function processLimits(coverage: GuestMark['coverage']): string {
   const watch = coverage.exec_watch;
-  const polled = `the processes an action starts are polled every ${coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is)`;
   if (watch?.startsWith('seccomp'))
-    return [
-      `every program the agent's processes start (execve: in the background and through sudo too) is recorded at the call by the exec watch (${watch}) with argv, cwd, uid and time, however short-lived; exit statuses are known for each action's command and, where the watch could read them (its C supervisor on Linux 6.15+, once the parent reaped the process), for the programs it recorded (else exit is null); what the watch reads of a waiting call (argv, an address) a second thread of the same process could change meanwhile (the /proc poll records the command line the process then shows)`,
-    ];
-  return [
-    `each action's command is recorded as it starts; ${polled}; exit statuses are known for each action's command only${watch ? `; the exec watch is ${watch}` : '; the exec watch did not run (OSHARM_EXEC_WATCH=0, or a desktop without it)'}`,
-  ];
+    return `every program the agent's processes start (execve: in the background and through sudo too) is recorded at the call by the exec watch (${watch}) with argv, cwd, uid and time, however short-lived; exit statuses are known for each action's command and, where the watch could read them (its C supervisor on Linux 6.15+, once the parent reaped the process), for the programs it recorded (else exit is null); what the watch reads of a waiting call (argv, an address) a second thread of the same process could change meanwhile (the /proc poll records the command line the process then shows)`;
+  return `each action's command is recorded as it starts; the processes an action starts are polled every ${coverage.process_poll_ms} ms: one that starts and ends between two polls is not seen (the command that started it is); exit statuses are known for each action's command only${watch ? `; the exec watch is ${watch}` : '; the exec watch did not run (OSHARM_EXEC_WATCH=0, or a desktop without it)'}`;
 }

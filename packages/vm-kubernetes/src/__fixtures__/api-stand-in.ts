@@ -139,9 +139,8 @@ export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): 
   const targets = new Map<string, PodTarget>();
   const starting = new Map<string, Promise<PodTarget | undefined>>();
   const stopping = new Set<Promise<void>>();
-  // Every start still under way, deleted or not: a pod deleted while it starts is stopped once it
-  // has started, and settled()/close() wait for both (a pod left half-played by a process that
-  // ended meanwhile stays behind on the kubelet's engine).
+  // Every start under way, deleted or not (a pod deleted while it starts is stopped once started):
+  // settled() and close() wait for starts and stops alike, or a half-played pod outlives the test.
   const inFlight = new Set<Promise<unknown>>();
   const track = (stop: Promise<void>): void => {
     const stopped = stop.finally(() => stopping.delete(stopped));
@@ -386,9 +385,7 @@ export async function startStandIn(namespace = 'osharm-test', runPod?: RunPod): 
         'current-context: stand-in',
         '',
       ].join('\n'),
-    async settled() {
-      await quiesce();
-    },
+    settled: quiesce,
     async close() {
       await Promise.all([...targets.values()].map(target => target.stop()));
       await quiesce();
