@@ -735,16 +735,18 @@ describe('judgeTree: kill and rerun', () => {
     // No results file from an aborted run.
     expect(existsSync(batchResultsPath({ rootDir: root, ...settings }))).toBe(false);
 
-    const mark = stand.log.length;
+    // The second run talks to a stand-in of its own: a request the first run had sent before its
+    // abort may still reach the first stand-in (and be logged there) after that run settled.
+    const stand2 = await standIn({ latencyMs: 30 });
     const run2 = await judgeTree({
       rootDir: root,
-      model: createModel('gpt-4.1', stand.routing()),
-      captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
+      model: createModel('gpt-4.1', stand2.routing()),
+      captioner: createModel('gpt-4o-2024-11-20', stand2.routing()),
       concurrency: 4,
     });
     expect(Object.keys(run2.results).length + Object.keys(run2.errors).length).toBe(24);
     expect(Object.keys(run2.results).sort()).toEqual([...tagByDir.keys()].sort());
-    const run2Tags = stand.judgeCalls(mark).map(call => call.tag!);
+    const run2Tags = stand2.judgeCalls().map(call => call.tag!);
     const judgedTags = new Set([...judgedAfterRun1.keys()].map(dir => tagByDir.get(dir)!));
     expect(run2Tags.filter(tag => judgedTags.has(tag))).toEqual([]);
     // Exactly the missing ones were judged, once each.
@@ -753,6 +755,41 @@ describe('judgeTree: kill and rerun', () => {
     );
     for (const [dir, judgment] of judgedAfterRun1) expect(run2.results[dir]).toEqual(judgment);
     expect(run2.usage.skipped_already_judged).toBe(judgedAfterRun1.size);
+  }, 30_000);
+
+  it('an aborted tree settles only after the work it started has stopped, even work that ignores the abort', async () => {
+    const stand = await standIn();
+    const root = await newRoot();
+    const tagByDir = await writeTree(root, flatEntries(3, 301));
+    const real = createModel('gpt-4.1', stand.routing());
+    // A judge model that ignores the abort signal and answers late.
+    const deaf = Object.assign(Object.create(real) as typeof real, {
+      generate: async (options: Parameters<typeof real.generate>[0]) => {
+        await sleep(400);
+        return real.generate({ ...options, signal: undefined });
+      },
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    await expect(
+      judgeTree({
+        rootDir: root,
+        model: deaf,
+        captioner: createModel('gpt-4o-2024-11-20', stand.routing()),
+        concurrency: 3,
+        abortSignal: controller.signal,
+      }),
+    ).rejects.toThrow();
+    const judgedAtSettle = new Set<string>();
+    for (const dir of tagByDir.keys())
+      if (await readExistingJudgment(dir, settings)) judgedAtSettle.add(dir);
+    // The late answers were written before the tree settled; nothing is written after.
+    expect(judgedAtSettle.size).toBe(3);
+    await sleep(600);
+    for (const dir of tagByDir.keys())
+      expect((await readExistingJudgment(dir, settings)) !== undefined).toBe(
+        judgedAtSettle.has(dir),
+      );
   }, 30_000);
 
   describe('a real process, killed with SIGKILL', () => {

@@ -22,7 +22,7 @@ import type { Captioner } from './captioner';
 import { DEFAULT_CAPTION_MODEL } from './captioner';
 import { connectionLimiter, createEndpointModel } from './model-endpoint';
 import type { TokenUsage } from '@osharm/models';
-import { DEFAULT_TRAJECTORY_TIMEOUT_MS, withDeadline } from './deadline';
+import { DEFAULT_TRAJECTORY_TIMEOUT_MS, RunningWork, withDeadline } from './deadline';
 import { assertModelName } from './judge-errors';
 import { resolveCaptioner } from './captioner-option';
 import { imagesWithLimits, judgeTrajectory } from './judge-trajectory';
@@ -246,6 +246,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
   } else {
     const limit = pLimit(Math.max(1, options.concurrency ?? 8));
     let done = 0;
+    const running = new RunningWork();
     await Promise.all(
       pending.map(dir =>
         limit(async () => {
@@ -273,6 +274,7 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
                   upstream,
                   abortSignal: signal,
                 }),
+              running.track,
             );
             judgment = result.judgment;
             results[dir] = judgment;
@@ -304,6 +306,8 @@ export async function judgeTree(options: JudgeTreeOptions): Promise<JudgeTreeRes
         }),
       ),
     );
+    // Nothing this call started writes a file after it settled (aborted work is waited for).
+    if (options.abortSignal?.aborted) await running.stopped();
   }
   options.abortSignal?.throwIfAborted();
 
