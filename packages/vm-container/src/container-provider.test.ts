@@ -136,13 +136,26 @@ describe.each(engines)('container provider on the real desktop image (%s)', engi
         JSON.parse(
           (await guestRequest(endpoint, path, { method: 'POST', json })).body.toString('utf8'),
         ) as {
-          coverage: { nameserver: string | null; connections?: string | null };
+          coverage: {
+            nameserver: string | null;
+            connections?: string | null;
+            exec_watch?: string | null;
+          };
           degraded: string[];
           lookups: { name: string }[];
-          connections?: { protocol: string; address: string; port: number; command: string }[];
+          processes?: { argv: string[] }[];
+          connections?: {
+            protocol: string;
+            address: string;
+            port: number;
+            command: string;
+            state?: string;
+          }[];
         };
       const baseline = await harm('/harm/baseline', {});
       expect(baseline.coverage.nameserver).toBe('127.0.0.1:53');
+      // The exec and connection watch (desktop-guest guest/watch) runs on both sides under this engine.
+      expect(baseline.coverage.exec_watch).toBe('seccomp (agent, server)');
       expect(baseline.degraded).toEqual([]);
       // The egress sink (desktop-guest desktop-net.ts) the provider added in the container's own
       // namespace: the default route goes there, a connection to a literal address waits in
@@ -173,6 +186,12 @@ except OSError as error:
         'tcp 192.0.2.10:8443',
       ]);
       expect(mark.connections?.[0]?.command).toMatch(/python3 -c import errno, socket, time/);
+      // The connect() call itself was seen (not only the socket tables' SYN_SENT), and the lookup's
+      // program was recorded when it started.
+      expect(mark.connections?.[0]?.state).toBe('connect');
+      expect(mark.processes?.map(item => item.argv.join(' '))).toContain(
+        'getent hosts deb.debian.org',
+      );
       // Upstream's web address is the container's own: the name resolves to its loopback and the
       // desktop serves HTTPS there with its own authority (the state is the server's: read via /file).
       let tlsState = '';
