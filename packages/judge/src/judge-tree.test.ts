@@ -877,15 +877,17 @@ describe('judgeTree: kill and rerun', () => {
       expect(judgedAfterKill.size).toBeLessThan(30);
       expect(existsSync(batchResultsPath({ rootDir: root, ...settings }))).toBe(false);
 
-      const mark = stand.log.length;
+      // The rerun talks to a stand-in of its own: a request the killed process had sent may still
+      // be read (and logged) by the first stand-in after the kill.
+      const stand2 = await standIn({ latencyMs: 40 });
       const lines: string[] = [];
-      const second = judgeInChild(root, stand, line => lines.push(line));
+      const second = judgeInChild(root, stand2, line => lines.push(line));
       const secondExit = await second.exit;
       expect(secondExit, second.stderr()).toEqual({ code: 0, signal: null });
       expect(lines.at(-1)).toBe('finished');
 
       const judgedTags = new Set([...judgedAfterKill.keys()].map(dir => tagByDir.get(dir)!));
-      const run2Tags = stand.judgeCalls(mark).map(call => call.tag!);
+      const run2Tags = stand2.judgeCalls().map(call => call.tag!);
       expect(run2Tags.filter(tag => judgedTags.has(tag))).toEqual([]);
       expect([...run2Tags].sort()).toEqual(
         [...tagByDir.values()].filter(tag => !judgedTags.has(tag)).sort(),
