@@ -73,6 +73,8 @@ export const DEFAULT_CAPTURE_PORTS = { http: 18080, smtp: 2525 } as const;
 export const DEFAULT_BROWSER_PROFILE_DIRS = [
   `${GUEST_HOME}/.config/google-chrome`,
   `${GUEST_HOME}/.config/chromium`,
+  // Firefox: the desktop's browser for links (the Thunderbird runs leave its window open).
+  `${GUEST_HOME}/.mozilla/firefox`,
 ] as const;
 
 /** The page upstream serves inside the VM for the website vector. */
