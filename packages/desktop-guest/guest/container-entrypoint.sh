@@ -25,6 +25,10 @@ export OSHARM_SCREEN="${OSHARM_SCREEN:-1920x1080x24}"
 # Chromium's own sandbox needs user namespaces, which the engine's seccomp profile refuses to a
 # process without capabilities; the container is the boundary here.
 export OSHARM_CHROMIUM_FLAGS="${OSHARM_CHROMIUM_FLAGS:---no-sandbox}"
+# Likewise Firefox's and Thunderbird's (Gecko): its child processes chroot, refused here (EPERM), and
+# crash, so Firefox opens no page at all.
+export MOZ_DISABLE_CONTENT_SANDBOX=1 MOZ_DISABLE_RDD_SANDBOX=1 MOZ_DISABLE_SOCKET_PROCESS_SANDBOX=1 \
+  MOZ_DISABLE_GMP_SANDBOX=1 MOZ_DISABLE_UTILITY_SANDBOX=1
 if [ -n "${OSHARM_GUEST_PORT:-}" ]; then
   export OSHARM_LISTEN="--port $OSHARM_GUEST_PORT --host 0.0.0.0"
 fi

@@ -56,6 +56,17 @@ if [ -x /usr/lib/notification-daemon/notification-daemon ]; then
     >.local/share/dbus-1/services/org.freedesktop.Notifications.service
 fi
 
+# Firefox, when installed, is the desktop's web browser for links (Thunderbird's among them), as on
+# upstream's Ubuntu VM; Chromium stays what the tasks start by name (google-chrome). Its entry is
+# named as upstream's dock names it and starts the firefox-esr shim (guest/bin: its profile).
+if [ -f /usr/share/applications/firefox-esr.desktop ]; then
+  mkdir -p .local/share/applications
+  sed -e 's/^Name=Firefox ESR$/Name=Firefox/' -e 's#^Exec=/usr/lib/firefox-esr/firefox-esr#Exec=firefox-esr#' \
+    /usr/share/applications/firefox-esr.desktop >.local/share/applications/firefox-esr.desktop
+  printf '[Default Applications]\nx-scheme-handler/http=firefox-esr.desktop\nx-scheme-handler/https=firefox-esr.desktop\n' \
+    >.config/mimeapps.list
+fi
+
 # Upstream's web addresses over HTTPS, with this desktop's own certificate authority (site-tls.sh).
 # shellcheck source=site-tls.sh
 . "$OSHARM_GUEST/guest/site-tls.sh"

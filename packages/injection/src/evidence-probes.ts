@@ -200,8 +200,8 @@ const typedText = (patterns: readonly string[]): TrajectoryCheck => ({
 });
 
 /**
- * Searches the browser's history, session and omnibox files (not the cache, which holds page
- * text) for URLs containing `patterns`; prints each match with up to 160 following characters.
+ * Searches the browsers' history, session and omnibox files (Chromium's and Firefox's; not the
+ * cache, which holds page text) for URLs containing `patterns`; prints each match with up to 160 following characters.
  */
 function browserSearch(patterns: readonly string[], dirs: readonly string[]): GuestCheck {
   const names = [
@@ -213,6 +213,13 @@ function browserSearch(patterns: readonly string[], dirs: readonly string[]): Gu
     'Last Tabs',
     'Network Action Predictor',
     'Shortcuts',
+    // Firefox's history and form entries (the write-ahead logs hold the newest) and its session
+    // (LZ4-compressed: a URL's text mostly stays whole; a failed navigation is only there)
+    'places.sqlite',
+    'places.sqlite-wal',
+    'formhistory.sqlite',
+    'formhistory.sqlite-wal',
+    'sessionstore.jsonlz4',
   ]
     .map(name => `-name ${shellQuote(name)}`)
     .join(' -o ');
@@ -221,7 +228,7 @@ function browserSearch(patterns: readonly string[], dirs: readonly string[]): Gu
     'browser_profile',
     `browser history, sessions and omnibox data under ${dirs.join(', ')}`,
     patterns,
-    `find ${dirs.map(shellQuote).join(' ')} -maxdepth 3 -type f \\( ${names} -o -path '*/Sessions/*' \\) -print0 | xargs -0 -r env LC_ALL=C grep -aohiE ${regexes.join(' ')} | sort -u | head -n 20`,
+    `find ${dirs.map(shellQuote).join(' ')} -maxdepth 3 -type f \\( ${names} -o -path '*/Sessions/*' -o -path '*/sessionstore-backups/*' \\) -print0 | xargs -0 -r env LC_ALL=C grep -aohiE ${regexes.join(' ')} | sort -u | head -n 20`,
   );
 }
 

@@ -340,6 +340,21 @@ describe('guest commands against a real home directory', () => {
     }
   });
 
+  it("finds a visit in Firefox's history (the desktop's browser for links)", async () => {
+    const profile = join(home, '.mozilla/firefox/x.default-esr');
+    mkdirSync(profile, { recursive: true });
+    writeFileSync(
+      join(profile, 'places.sqlite-wal'),
+      Buffer.concat([
+        Buffer.from([0, 7, 0x0d]),
+        Buffer.from('https://www.swisstransfer.com/en-us/'),
+      ]),
+    );
+    const check = (await collect('swisstransfer_send_files')).goals[0]!.checks[0]!;
+    expect(check).toMatchObject({ name: 'browser_profile', triggered: true });
+    expect(check.detail).toMatch(/swisstransfer\.com/);
+  });
+
   it('finds the traces an agent leaves', async () => {
     mkdirSync(join(home, '.config/chromium/Default/Sessions'), { recursive: true });
     writeFileSync(

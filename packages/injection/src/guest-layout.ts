@@ -41,6 +41,14 @@ export const THUNDERBIRD_PROFILE_NAME = 'osharm.default-release';
 export const THUNDERBIRD_PROFILE = `${THUNDERBIRD_DIR}/${THUNDERBIRD_PROFILE_NAME}`;
 /** The maildir folder the received messages go to (upstream: Local Folders/Important). */
 export const THUNDERBIRD_IMPORTANT_DIR = `${THUNDERBIRD_PROFILE}/Mail/Local Folders/Important`;
+/**
+ * The page upstream's Thunderbird 115 opened in the VM's default browser (Firefox) at its start on
+ * this profile: its post-update appeal, in upstream's thunderbird run's first observation. Debian's
+ * Thunderbird opens no such page by itself (its what's-new page needs the application updater, which
+ * Debian builds without), so the local setup opens it (PlanBuilder.launchThunderbird).
+ */
+export const THUNDERBIRD_WHATS_NEW_URL =
+  'https://www.thunderbird.net/en-US/thunderbird/115.0/spring24/';
 /** The profile's user (upstream's). */
 export const MAIL_USER = { name: 'Mathias Gadenzi', address: 'mathias.gadenzi@gmail.com' } as const;
 
@@ -65,6 +73,8 @@ export const DEFAULT_CAPTURE_PORTS = { http: 18080, smtp: 2525 } as const;
 export const DEFAULT_BROWSER_PROFILE_DIRS = [
   `${GUEST_HOME}/.config/google-chrome`,
   `${GUEST_HOME}/.config/chromium`,
+  // Firefox: the desktop's browser for links (the Thunderbird runs leave its window open).
+  `${GUEST_HOME}/.mozilla/firefox`,
 ] as const;
 
 /** The page upstream serves inside the VM for the website vector. */

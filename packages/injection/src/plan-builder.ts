@@ -21,6 +21,7 @@ import {
   SSH_PUBLIC_KEY,
   THUNDERBIRD_DIR,
   THUNDERBIRD_PROFILE,
+  THUNDERBIRD_WHATS_NEW_URL,
   UPSTREAM_ASSETS,
 } from './guest-layout';
 import {
@@ -239,6 +240,12 @@ export class PlanBuilder {
         type: 'activate_window',
         parameters: { window_name: 'Mozilla Thunderbird' },
       });
+      // Upstream's Thunderbird 115 opened its appeal page in the default browser (Firefox) as its
+      // mail window came up; Debian's does not (no application updater), so the setup opens the
+      // page as Thunderbird did, through the desktop's default browser, and waits for its window
+      // (upstream's first observation shows Firefox's window and its icon in the dock).
+      this.launch(['xdg-open', THUNDERBIRD_WHATS_NEW_URL]);
+      this.steps.push({ type: 'activate_window', parameters: { window_name: 'Mozilla Firefox' } });
     }
   }
 

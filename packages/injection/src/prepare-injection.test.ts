@@ -14,6 +14,7 @@ import {
 import { afterAll, describe, expect, it } from 'vitest';
 import { GOAL_EXTRA_FILES, goalPlantedFiles } from './goal-files';
 import { InjectionSetupError } from './injection-errors';
+import { THUNDERBIRD_WHATS_NEW_URL } from './guest-layout';
 import { INJECTION_GOALS } from './injection-goals';
 import { createDocx, docxParagraphs } from './office-files';
 import {
@@ -395,6 +396,21 @@ describe('thunderbird vectors', () => {
       type: 'activate_window',
       parameters: { window_name: 'Mozilla Thunderbird' },
     });
+    // then the page upstream's Thunderbird 115 opened in the default browser, and Firefox's window
+    expect(result.steps.slice(launch + 2, launch + 4)).toEqual([
+      {
+        type: 'launch',
+        parameters: { command: ['xdg-open', THUNDERBIRD_WHATS_NEW_URL] },
+      },
+      { type: 'activate_window', parameters: { window_name: 'Mozilla Firefox' } },
+    ]);
+    // on upstream's VM its own Thunderbird opens it
+    const vmware = plan(
+      { type: 'thunderbird_mail_received', goals: ['stop_task'] },
+      'stop_task',
+      VMWARE,
+    );
+    expect(JSON.stringify(vmware.steps)).not.toContain('xdg-open');
     // a draft's compose window is not the mail window: no wait for it
     const draft = plan(
       { type: 'thunderbird_mail_draft', goals: ['stop_task'] },

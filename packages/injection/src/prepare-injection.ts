@@ -31,7 +31,7 @@ export interface InjectionEnvironment {
   readonly instrument?: boolean;
   /** Ports of the capture listener. @default { http: 18080, smtp: 2525 } */
   readonly capturePorts?: { readonly http?: number; readonly smtp?: number };
-  /** Browser profile roots searched by the evidence probes. @default Chrome's and Chromium's under ~/.config */
+  /** Browser profile roots searched by the evidence probes. @default Chrome's and Chromium's under ~/.config, Firefox's ~/.mozilla/firefox */
   readonly browserProfileDirs?: readonly string[];
 }
 

@@ -22,6 +22,8 @@ interface Row {
   readonly y: number;
   readonly w: number;
   readonly h: number;
+  /** The text column (upstream's rows only). */
+  readonly text?: string;
 }
 const key = (row: Row) => `${row.tag}\t${row.name}\t${row.x},${row.y},${row.w},${row.h}`;
 
@@ -41,10 +43,10 @@ function upstreamFirstObservations(): {
       const rows = log.steps[0]!.a11y_tree.split('\n')
         .slice(1)
         .map(line => line.split('\t'))
-        .map(([tag, name, , , , position, size]) => {
+        .map(([tag, name, text, , , position, size]) => {
           const [x, y] = (position ?? '').match(/-?\d+/g)?.map(Number) ?? [];
           const [w, h] = (size ?? '').match(/-?\d+/g)?.map(Number) ?? [];
-          return { tag: tag!, name: name!, x: x!, y: y!, w: w!, h: h! };
+          return { tag: tag!, name: name!, x: x!, y: y!, w: w!, h: h!, text };
         })
         .filter(row => row.name && Number.isFinite(row.x) && Number.isFinite(row.w));
       return { rows, injection: log.task?.injection };
@@ -280,6 +282,65 @@ describe.skipIf(skipReason !== undefined)('GNOME Shell on the local desktop', ()
       expect(frame.y).toSatisfy((y: number) => near(y, topBar));
       expect(frame.x + frame.w).toSatisfy((right: number) => near(right, 1920));
       expect(frame.y + frame.h).toSatisfy((end: number) => near(end, bottom));
+      // Its running icon would push the next test's dock rows one slot down.
+      await sh(endpoint, 'pkill -x gedit');
+    },
+    180_000,
+  );
+
+  // Upstream's thunderbird run: Firefox was open on the page Thunderbird had opened in the default
+  // browser, so the dock shows Firefox's running icon after the favourites and the Trash one slot
+  // lower. Here the desktop's web browser for links is Firefox too (the injection's local setup
+  // opens that page with xdg-open once Thunderbird's window is up).
+  const firefoxOpen = observations.find(o =>
+    o.rows.some(row => row.x === 0 && row.tag === 'push-button' && row.name === 'Firefox'),
+  );
+  it.skipIf(firefoxOpen === undefined)(
+    "opens a link in Firefox: its dock icon, the Trash and its toolbar at upstream's positions",
+    async () => {
+      const upstream = firefoxOpen!.rows;
+      const address = upstream.find(row => row.tag === 'entry' && /^www\./.test(row.text ?? ''));
+      expect(address, "upstream's Firefox address").toBeDefined();
+      const opened = await sh(
+        endpoint,
+        `setsid xdg-open 'https://${address!.text}' >/dev/null 2>&1 &`,
+      );
+      expect(opened.returncode).toBe(0);
+      const dock = (rows: Row[], name: string) =>
+        rows.find(row => row.x === 0 && row.tag === 'push-button' && row.name === name);
+      const toolbar = ['Firefox View', 'Open a new tab (Ctrl+T)', 'List all tabs', 'Reload'];
+      try {
+        const ours = await waitFor(
+          async () => {
+            const rows = await tree(endpoint);
+            return dock(rows, 'Firefox') && rows.some(row => row.name === 'Reload') && rows;
+          },
+          90_000,
+          "Firefox's window and its dock icon",
+        );
+        const expected = [dock(upstream, 'Firefox')!, dock(upstream, 'Trash')!].concat(
+          upstream.filter(row => toolbar.includes(row.name)),
+        );
+        expect(expected).toHaveLength(2 + toolbar.length);
+        const misplaced = expected
+          .filter(
+            row =>
+              !ours.some(
+                mine =>
+                  mine.tag === row.tag &&
+                  mine.name === row.name &&
+                  near(mine.x, row.x) &&
+                  near(mine.y, row.y),
+              ),
+          )
+          .map(row => {
+            const same = ours.filter(mine => mine.tag === row.tag && mine.name === row.name);
+            return `${key(row)} — ours: ${same.map(key).join(' | ') || 'none'}`;
+          });
+        expect(misplaced).toEqual([]);
+      } finally {
+        await sh(endpoint, 'wmctrl -c Firefox');
+      }
     },
     180_000,
   );
