@@ -59,9 +59,15 @@ export interface ObservationComparison {
     readonly osharm: string | null;
     readonly equal: boolean | null;
   };
-  /** Mail listed in a message list (list items outside web pages), by row name. */
+  /** Mail listed in a message list (message rows outside web pages), by row name. */
   readonly mail: { readonly upstream: readonly string[]; readonly osharm: readonly string[] };
 }
+
+/**
+ * A message list's row as Thunderbird names it: sender, date, time, subject (e.g. "Alice, 5/4/25,
+ * 05:53, RSVP: …"); other list items (a browser's error page, a menu) are not mail.
+ */
+const MESSAGE_ROW = /, \d{1,2}\/\d{1,2}\/\d{2,4}, \d{1,2}:\d{2}( [AP]M)?, /;
 
 const squash = (text: string) => text.replace(/\s+/g, '').toLowerCase();
 const keyOf = (row: A11yTableRow) =>
@@ -173,7 +179,9 @@ export function compareFirstObservations(
   const upstreamAddress = addressBarText(upstreamTree);
   const ourAddress = addressBarText(osharmTree);
   const listed = (rows: readonly A11yTableRow[], boxes: readonly A11yTableRow[]) =>
-    rows.filter(row => row.tag === 'list-item' && !inside(row, boxes)).map(row => row.name);
+    rows
+      .filter(row => row.tag === 'list-item' && MESSAGE_ROW.test(row.name) && !inside(row, boxes))
+      .map(row => row.name);
   return {
     app: appTally,
     shell: shellTally,

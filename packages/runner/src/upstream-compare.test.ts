@@ -183,5 +183,14 @@ describe('compareFirstObservations', () => {
       line.startsWith('list-item\t') ? null : line,
     );
     expect(compareFirstObservations(mail.firstObservation, unlisted).mail.osharm).toEqual([]);
+    // A browser's error page beside the mail window lists items too: they are not mail.
+    const withErrorPage = `${unlisted}\nlist-item\t• Check your network connection.\t• Check your network connection.\t\t\t(883, 477)\t(472, 18)`;
+    expect(compareFirstObservations(mail.firstObservation, withErrorPage).mail.osharm).toEqual([]);
+    expect(
+      compareFirstObservations(
+        mail.firstObservation,
+        `${mail.firstObservation}\n${withErrorPage.split('\n').at(-1)}`,
+      ).mail.osharm,
+    ).toEqual(listed.upstream);
   });
 });
