@@ -7,7 +7,10 @@
 // (b) the harness's CPU per `aer` trajectory in a concurrency-16 pass, median of 3 (target ≤ 5 ms);
 // (c) peak RSS over 1,000 `default` trajectories of 15 1920×1080 screenshots at concurrency 8
 //     (target < 400 MB).
-// The stand-ins run in child processes, so (b) and (c) measure only the harness. (a) and (b) follow
+// The stand-ins run in child processes, so (b) and (c) measure only the harness. (b)'s system time
+// includes creating judgment.json's and messages.json's temp files, which on this project's machine
+// (ext4 without a journal) costs 0.02–1 ms each, depending on how many inodes anything deleted
+// nearby in the last minutes (docs/benchmarks.md); each pass prints user and system apart. (a) and (b) follow
 // an untimed pass over the same tree that fills the caption cache and warms the process; (c) runs
 // in a fresh process. Prints figures and PASS / FAIL; exits 0 either way (it is a measurement, not
 // a test). Environment:
@@ -172,7 +175,8 @@ try {
     log(
       `    concurrency ${String(concurrency).padStart(2)}: ${fixed(seconds)} s wall, ${judged} judged, ${Object.keys(result.errors).length} errors, ` +
         `${stats.judgeCalls} judge calls, ${result.usage.cached_captions} cached captions, ${result.usage.model_calls} model calls, ` +
-        `CPU ${fixed((cpu.user + cpu.system) / 1000, 0)} ms (${fixed((cpu.user + cpu.system) / 1000 / AER_TRAJECTORIES)} ms / trajectory; ` +
+        `CPU ${fixed((cpu.user + cpu.system) / 1000, 0)} ms (${fixed((cpu.user + cpu.system) / 1000 / AER_TRAJECTORIES)} ms / trajectory: ` +
+        `user ${fixed(cpu.user / 1000 / AER_TRAJECTORIES)}, system ${fixed(cpu.system / 1000 / AER_TRAJECTORIES)}; ` +
         `of it the main thread ${fixed((thread.user + thread.system) / 1000 / AER_TRAJECTORIES)} ms, the rest V8's GC and compiler threads and libuv's pool)`,
     );
     return { seconds, cpuMs: (cpu.user + cpu.system) / 1000, judged };

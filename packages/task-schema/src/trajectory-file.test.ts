@@ -65,6 +65,11 @@ describe('readTrajectoryFile', () => {
     // a symlinked parent dir: the final component is a plain file, but it lives outside
     await symlink(base, join(dir, 'up'));
     expect(await reasonOf('up/secret.png')).toBe('outside');
+    // a sibling whose name extends the dir's (`traj` → `traj-evil`) is outside all the same
+    await mkdir(`${dir}-evil`);
+    await writeFile(join(`${dir}-evil`, 'x.png'), PNG);
+    await symlink(`${dir}-evil`, join(dir, 'sibling'));
+    expect(await reasonOf('sibling/x.png')).toBe('outside');
     // a symlink to a file inside is refused too (never followed)
     await writeFile(join(dir, 'real.png'), PNG);
     await symlink(join(dir, 'real.png'), join(dir, 'alias.png'));

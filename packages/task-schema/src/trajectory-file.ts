@@ -8,7 +8,7 @@ import {
   realpathSync,
 } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { OsharmError } from './osharm-error';
 import { realDirPath } from './real-dirs';
 
@@ -94,9 +94,15 @@ export function isImageBytes(bytes: Uint8Array): boolean {
   return ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP';
 }
 
+/**
+ * True when `path` lies strictly inside `root`. Both are absolute and normalized: `resolve()`d, or
+ * real paths (realpath, or the kernel's `/proc/self/fd` link). A prefix test, not `relative()`,
+ * which resolves both again (two per file opened, ~20 per judged trajectory); anything else the
+ * kernel may name a descriptor by (`pipe:[…]`) is outside.
+ */
 const inside = (root: string, path: string) => {
-  const rel = relative(root, path);
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+  const prefix = root.endsWith(sep) ? root : `${root}${sep}`;
+  return path.length > prefix.length && path.startsWith(prefix);
 };
 
 // The checks and reads below are synchronous: metadata and small reads of local files, where a
