@@ -2,7 +2,7 @@
 export const DEFAULT_TRAJECTORY_TIMEOUT_MS = 15 * 60 * 1000;
 
 /** How long an aborted tree waits for the trajectories it had started to stop (their calls are aborted). */
-export const ABORT_GRACE_MS = 5_000;
+const ABORT_GRACE_MS = 5_000;
 
 /** Judging one trajectory ran past its wall-clock limit. */
 export class TrajectoryTimeoutError extends Error {
