@@ -225,15 +225,15 @@ export class ProcessWatch {
     }
     const seen = new Date(call.t * 1000).toISOString();
     if (previous) previous.ended ??= seen;
+    // One read of /proc (is it still running?): the rest is the watch's, read at the call.
     const alive = startTime(call.pid) === call.start;
-    const live = alive ? readProcess(call.pid, this.myUserNs) : undefined;
     const record: ObservedProcess = {
       pid: call.pid,
       ppid: call.ppid,
       argv,
       cwd: call.cwd,
       uid: call.uid,
-      uid_inside: live ? live.uid_inside : call.uid_inside,
+      uid_inside: call.uid_inside,
       seen,
       // Gone already: ended before this poll (when exactly is not known).
       ended: alive ? null : new Date().toISOString(),
