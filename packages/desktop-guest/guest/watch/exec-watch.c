@@ -493,7 +493,7 @@ static int supervise(const char *sock_path, const char *record_path) {
     for (int k = 0; k < ready; k++) {
       unsigned long long tag = events[k].data.u64;
       if (tag & EXIT_TAG) {
-        exit_seen(epoll, (unsigned)(tag & 0xffffffffu));
+        exit_seen((unsigned)(tag & 0xffffffffu));
       } else if (tag == 0) {
         int conn = accept4(server, NULL, NULL, SOCK_CLOEXEC);
         if (conn >= 0) take_listener(epoll, conn, labels, listeners, &record), close(conn);

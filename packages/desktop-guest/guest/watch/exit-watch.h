@@ -37,7 +37,8 @@ static int track_exit(int epoll, int pid, int pidfd, const char *start) {
     if (tracked_slots >= MAX_TRACKED) return 0;
     free_slot = tracked_slots++;
   }
-  struct epoll_event event = {.events = EPOLLIN, .data.u64 = EXIT_TAG | (unsigned)free_slot};
+  // One shot: once it has said the process ended, it is out of the set's wait (no EPOLL_CTL_DEL).
+  struct epoll_event event = {.events = EPOLLIN | EPOLLONESHOT, .data.u64 = EXIT_TAG | (unsigned)free_slot};
   if (epoll_ctl(epoll, EPOLL_CTL_ADD, pidfd, &event) != 0) return 0;
   tracked[free_slot] = (struct tracked){.fd = pidfd, .pid = pid};
   snprintf(tracked[free_slot].start, sizeof tracked[free_slot].start, "%s", start);
@@ -47,10 +48,9 @@ static int track_exit(int epoll, int pid, int pidfd, const char *start) {
 /** The epoll wait's timeout: 100 ms while an ended process waits to be reaped, else none. */
 static int exit_timeout(void) { return tracked_ended ? 100 : -1; }
 
-/** A tracked process's pidfd said it ended: out of the epoll set, its status tried from now on. */
-static void exit_seen(int epoll, unsigned slot) {
+/** A tracked process's pidfd said it ended: its status is tried from now on. */
+static void exit_seen(unsigned slot) {
   if (slot >= (unsigned)tracked_slots || tracked[slot].fd < 0 || tracked[slot].tries) return;
-  epoll_ctl(epoll, EPOLL_CTL_DEL, tracked[slot].fd, NULL);
   tracked[slot].tries = 1, tracked_ended += 1;
   clock_gettime(CLOCK_REALTIME, &tracked[slot].ended);
 }

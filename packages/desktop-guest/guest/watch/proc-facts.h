@@ -19,7 +19,10 @@ struct pidfd_facts {
 #define FACTS_EXIT (1ULL << 3)
 #define PIDFD_GET_FACTS _IOWR(0xFF, 11, struct pidfd_facts)
 
-static int peek_refused;  // process_vm_readv refused here (ENOSYS, EPERM): /proc/PID/mem instead
+// process_vm_readv refused here (ENOSYS; or EPERM where /proc/PID/mem then read the same process:
+// an engine's seccomp profile): /proc/PID/mem from then on. EPERM alone is that process's (not
+// dumpable, another user namespace's): /proc/PID/mem is tried for it and fails as well.
+static int peek_refused;
 
 /**
  * Up to `size` bytes of `pid`'s memory at `at` into `out`; the bytes read (-1: none). Split at the
@@ -36,8 +39,9 @@ static ssize_t peek(int pid, unsigned long at, void *out, size_t size) {
     ssize_t got = syscall(SYS_process_vm_readv, pid, &local, 1, remote, size > first ? 2 : 1, 0);
     if (got > 0) return got;
     if (got == 0 || (errno != ENOSYS && errno != EPERM)) return -1;
-    peek_refused = 1;
+    if (errno == ENOSYS) peek_refused = 1;
   }
+  int tried = !peek_refused;
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/mem", pid);
   int mem = open(path, O_RDONLY | O_CLOEXEC);
@@ -48,6 +52,7 @@ static ssize_t peek(int pid, unsigned long at, void *out, size_t size) {
     if (more > 0) got += more;
   }
   close(mem);
+  if (got > 0 && tried) peek_refused = 1;
   return got > 0 ? got : -1;
 }
 
