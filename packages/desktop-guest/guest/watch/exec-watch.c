@@ -174,16 +174,12 @@ static ssize_t read_small(const char *path, char *buf, size_t size) {
 
 #include "proc-facts.h"
 
-static void put_argv(int pid, unsigned long at) {
-  static char *arg;
-  static unsigned long pointers[ARGV_CAP];
-  if (!arg) arg = malloc(ARG_CAP);
+/** A JSON array of `count` strings read by peek_strings. */
+static void put_strings(const char *texts, const ssize_t *length, int count) {
   put(",\"argv\":[");
-  ssize_t got = arg ? peek(pid, at, pointers, sizeof pointers) : 0;
-  for (int i = 0; i < got / 8 && pointers[i]; i++) {
-    ssize_t n = peek_string(pid, pointers[i], arg, ARG_CAP);
+  for (int i = 0; i < count; i++) {
     if (i) put(",");
-    put_json(arg, n > 0 ? (size_t)n : 0);
+    put_json(texts + (size_t)i * ARG_CAP, length[i] > 0 ? (size_t)length[i] : 0);
   }
   put("]");
 }
@@ -297,9 +293,18 @@ static int describe(struct seccomp_notif *req) {
   int made = 0;
   if (nr == __NR_execve || nr == __NR_execveat) {
     unsigned long file_at = args[nr == __NR_execve ? 0 : 1], argv_at = args[nr == __NR_execve ? 1 : 2];
-    static char *file;
-    if (!file) file = malloc(ARG_CAP + 1);
-    ssize_t n = file ? peek_string(pid, file_at, file, ARG_CAP) : -1;
+    // The file and argv's strings in one read of the caller's memory (the pointers before).
+    static unsigned long at[ARGV_CAP + 1];
+    static ssize_t length[ARGV_CAP + 1];
+    static char *texts;
+    if (!texts) texts = malloc((size_t)(ARGV_CAP + 1) * ARG_CAP);
+    ssize_t pointers = argv_at ? peek(pid, argv_at, at + 1, ARGV_CAP * sizeof at[0]) : 0;
+    int count = 0;
+    while (count < pointers / 8 && at[count + 1]) count++;
+    at[0] = file_at;
+    if (texts) peek_strings(pid, at, count + 1, texts, ARG_CAP, length);
+    char *file = texts;
+    ssize_t n = texts ? length[0] : -1;
     // A search along PATH tries names that do not exist: not a program started.
     if (n > 0 && n < ARG_CAP && (nr == __NR_execve || file[0] == '/')) {
       file[n] = 0;
@@ -313,8 +318,7 @@ static int describe(struct seccomp_notif *req) {
     // Unreadable memory (the caller gone, or not ours to read): neither file nor argv.
     if (n >= 0) {
       put_key_string("file", file, n);
-      if (argv_at) put_argv(pid, argv_at);
-      else put(",\"argv\":[]");
+      put_strings(texts + ARG_CAP, length + 1, argv_at && pointers >= 0 ? count : 0);
     }
     made = 1;
   } else if (nr == __NR_connect && args[1]) {

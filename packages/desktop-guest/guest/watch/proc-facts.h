@@ -65,6 +65,41 @@ static ssize_t peek_string(int pid, unsigned long at, char *out, size_t cap) {
   return end ? end - out : got;
 }
 
+/**
+ * `count` NUL-terminated strings of the caller's memory at `at[i]` into `out + i * cap`, their
+ * lengths into `length[i]` (-1: unread): one process_vm_readv for all (each string split at its
+ * page's end); a string past where that call stopped (an unmapped page) is read on its own.
+ */
+static void peek_strings(int pid, const unsigned long *at, int count, char *out, size_t cap,
+                         ssize_t *length) {
+  struct iovec local[2 * (ARGV_CAP + 1)], remote[2 * (ARGV_CAP + 1)];
+  int parts = 0;
+  for (int i = 0; i < count && !peek_refused; i++) {
+    if (!at[i]) continue;
+    size_t first = 4096 - (at[i] & 4095);
+    if (first > cap) first = cap;
+    local[parts] = (struct iovec){out + i * cap, first};
+    remote[parts++] = (struct iovec){(void *)at[i], first};
+    if (cap > first) {
+      local[parts] = (struct iovec){out + i * cap + first, cap - first};
+      remote[parts++] = (struct iovec){(void *)(at[i] + first), cap - first};
+    }
+  }
+  ssize_t left = parts ? syscall(SYS_process_vm_readv, pid, local, parts, remote, parts, 0) : -1;
+  for (int i = 0; i < count; i++) {
+    char *text = out + i * cap;
+    size_t got = 0;
+    if (at[i] && left > 0) {
+      got = (size_t)left < cap ? (size_t)left : cap;
+      left -= (ssize_t)got;
+    }
+    char *end = got ? memchr(text, 0, got) : NULL;
+    if (end) length[i] = end - text;
+    else if (got == cap) length[i] = (ssize_t)cap;
+    else length[i] = peek_string(pid, at[i], text, cap);  // not reached by the one call
+  }
+}
+
 /** The caller's real uid and parent from its pidfd; 0 when the kernel cannot say (before 6.13). */
 static int pidfd_facts(int pidfd, long *uid, long *ppid) {
   static int unsupported;
