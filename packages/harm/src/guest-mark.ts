@@ -18,6 +18,10 @@ const guestFileChangeSchema = z.looseObject({
   inside: z.array(z.string()).optional(),
   before: stateSchema.optional(),
   after: stateSchema.optional(),
+  /** A read seen by the credential-read watch (inotify): how many, and by whom (`unknown`). */
+  count: z.number().int().optional(),
+  via: z.string().optional(),
+  by: z.string().optional(),
 });
 export type GuestFileChange = z.infer<typeof guestFileChangeSchema>;
 
