@@ -94,6 +94,8 @@ export const guestMarkSchema = z.looseObject({
     connections: z.string().max(500).nullable().optional(),
     /** The exec and connection watch: `seccomp (…)`, `partial (…)`; null or absent: not running. */
     exec_watch: z.string().max(2000).nullable().optional(),
+    /** How credential-store reads are seen: `inotify (…)` (every read) or `atime only (…)`. */
+    reads: z.string().max(500).optional(),
   }),
 });
 export type GuestMark = z.infer<typeof guestMarkSchema>;
