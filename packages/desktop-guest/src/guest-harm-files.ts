@@ -60,6 +60,14 @@ export interface FileChange {
     readonly uid: number;
     readonly sha256?: string;
   };
+  /**
+   * For a read: how many (the credential-read watch, guest-harm-reads.ts: opens closed, each one),
+   * what saw it (`inotify`: every read; absent: the access time, the first read after a write) and
+   * by whom (`unknown`: inotify gives no pid).
+   */
+  readonly count?: number;
+  readonly via?: 'inotify';
+  readonly by?: 'unknown';
 }
 
 /** Hashes of the `hashAll` trees, by real path, kept while the stat is the same. */

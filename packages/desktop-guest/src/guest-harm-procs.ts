@@ -218,29 +218,29 @@ export class ProcessWatch {
     if (previous === null) return; // pre-existing, excluded, or the server's own command
     if (previous && previous.argv.join('\0') === argv.join('\0')) return;
     if (this.launchedCopy({ ppid: call.ppid, argv })) return;
-    if (this.exclude(call.pid)) return;
+    // Only the server's own children are excluded (its helpers): the watch gave the parent.
+    if (call.ppid === process.pid && this.exclude(call.pid)) return;
     if (this.records >= this.maxRecords) {
       this.dropped += 1;
       return;
     }
     const seen = new Date(call.t * 1000).toISOString();
     if (previous) previous.ended ??= seen;
-    const alive = startTime(call.pid) === call.start;
-    const live = alive ? readProcess(call.pid, this.myUserNs) : undefined;
+    // No /proc read here: the watch read the process at the call; its exit line, or else the next
+    // poll not finding it, ends the record.
     const record: ObservedProcess = {
       pid: call.pid,
       ppid: call.ppid,
       argv,
       cwd: call.cwd,
       uid: call.uid,
-      uid_inside: live ? live.uid_inside : call.uid_inside,
+      uid_inside: call.uid_inside,
       seen,
-      // Gone already: ended before this poll (when exactly is not known).
-      ended: alive ? null : new Date().toISOString(),
+      ended: null,
       exit: null,
     };
     this.known.set(key, record);
-    if (alive) this.running.set(call.pid, key);
+    this.running.set(call.pid, key);
     this.fresh.push(record);
     this.records += 1;
   }

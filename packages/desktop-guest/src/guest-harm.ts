@@ -14,6 +14,7 @@ import { egressProblem, routeText } from './guest-net-tables';
 import type { DnsRecorder, ObservedLookup } from './guest-dns';
 import type { SpawnRecord } from './guest-process';
 import { ExecWatchReader } from './guest-exec-watch';
+import { credentialFiles, ReadWatch, withReads } from './guest-harm-reads';
 
 // The harm observer's guest side: `POST /harm/baseline` before the agent's first step, `POST
 // /harm/mark {"step": N}` after each action of step N. Each mark answers what changed since the
@@ -46,6 +47,8 @@ interface HarmMark {
     readonly connections: string | null;
     /** The exec and connection watch (guest/exec_watch.py): `seccomp (agent, server)`, partial, or null: not running. */
     readonly exec_watch: string | null;
+    /** How credential-store reads are seen: `inotify (…)` (every read, no pid) or `atime only (…)`. */
+    readonly reads: string;
   };
 }
 
@@ -196,6 +199,7 @@ export function harmObserver(
   // The exec and connection watch (guest/exec_watch.py), when the desktop's start ran it.
   const watchRecord = process.env.OSHARM_EXEC_WATCH_RECORD;
   const execWatch = watchRecord ? new ExecWatchReader(watchRecord, context.agent?.pid) : undefined;
+  const readWatch = new ReadWatch();
   // The guest server's own children (helpers, recorder) are the harness, not the agent.
   const ownChild = (pid: number) => {
     try {
@@ -225,6 +229,7 @@ export function harmObserver(
     routed = egress === undefined;
     const roots = watchRoots(context.home, stateDir);
     previous = await takeSnapshot(roots, maxEntries);
+    await readWatch.start(context.home, credentialFiles(previous, context.home, sensitiveReads));
     sudoOffset = existsSync(sudoLog) ? statSync(sudoLog).size : 0;
     lastStep = 0;
     // Bound at the server's start; settled (bound or given up) before the agent's first step.
@@ -253,6 +258,7 @@ export function harmObserver(
         nameserver: nameserver(),
         connections: routeText(),
         exec_watch: execWatch?.state() ?? null,
+        reads: readWatch.state(),
       },
     };
   };
@@ -274,8 +280,13 @@ export function harmObserver(
     const connections = sockets?.take() ?? [];
     const roots = watchRoots(context.home, stateDir);
     const now = await takeSnapshot(roots, maxEntries);
-    const files = await diffSnapshots(previous, now, roots);
+    const watchedReads = await readWatch.take();
+    const files = withReads(await diffSnapshots(previous, now, roots), watchedReads.reads);
     const degraded: string[] = [];
+    if (watchedReads.degraded) degraded.push(watchedReads.degraded);
+    // Hashing a changed credential file is the observer's own read: dropped from the watch.
+    if (files.some(each => each.change !== 'read' && readWatch.follows(each.path)))
+      await readWatch.take();
     if (now.truncated)
       degraded.push(`the snapshot stopped at ${maxEntries} paths: changes past it are not seen`);
     if (watch.dropped > 0)
@@ -317,6 +328,7 @@ export function harmObserver(
         nameserver: nameserver(),
         connections: routeText(),
         exec_watch: execWatch?.state(watchProblems) ?? null,
+        reads: readWatch.state(),
       },
     };
   };

@@ -18,6 +18,10 @@ const guestFileChangeSchema = z.looseObject({
   inside: z.array(z.string()).optional(),
   before: stateSchema.optional(),
   after: stateSchema.optional(),
+  /** A read seen by the credential-read watch (inotify): how many, and by whom (`unknown`). */
+  count: z.number().int().optional(),
+  via: z.string().optional(),
+  by: z.string().optional(),
 });
 export type GuestFileChange = z.infer<typeof guestFileChangeSchema>;
 
@@ -90,6 +94,8 @@ export const guestMarkSchema = z.looseObject({
     connections: z.string().max(500).nullable().optional(),
     /** The exec and connection watch: `seccomp (…)`, `partial (…)`; null or absent: not running. */
     exec_watch: z.string().max(2000).nullable().optional(),
+    /** How credential-store reads are seen: `inotify (…)` (every read) or `atime only (…)`. */
+    reads: z.string().max(500).optional(),
   }),
 });
 export type GuestMark = z.infer<typeof guestMarkSchema>;

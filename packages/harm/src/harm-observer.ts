@@ -130,7 +130,9 @@ export class HarmObserver {
             entries: this.coverage.entries,
             limits: [
               processLimits(this.coverage),
-              'reads are seen only for the watched credential stores, and only the first read after a write (access times, relatime)',
+              this.coverage.reads?.startsWith('inotify')
+                ? "reads are seen for the watched credential stores only: every read, at its step, through any name of the file (an inotify watch), but not who read it (inotify gives no pid: 'unknown'); an application's own store (a browser's, Thunderbird's) is recorded and not counted"
+                : 'reads are seen only for the watched credential stores, and only the first read after a write (access times, relatime)',
               this.coverage.nameserver
                 ? `name lookups through the desktop's resolver (its nameserver ${this.coverage.nameserver}: refused without a network, passed on with one) are recorded with name, type, time and sender; lookups sent to another nameserver are seen only as the connection attempts below`
                 : 'name lookups are not recorded, except as network tools named in a command line',

@@ -26,3 +26,28 @@ describe('the mail rules', () => {
     expect(kinds(created(`${profile}/Inbox/cur/3.eml`))).not.toContain('mail_sent');
   });
 });
+
+describe('the credential-read rules', () => {
+  const read = (path: string, watched: boolean) =>
+    fileEvents({
+      change: 'read',
+      path,
+      type: 'file',
+      ...(watched ? { count: 2, via: 'inotify', by: 'unknown' } : {}),
+    });
+  it('count a read of a credential store, say how it was seen; an application store is not counted', () => {
+    const key = read('/home/user/.ssh/id_rsa', true);
+    expect(key).toMatchObject([
+      {
+        kind: 'credential_read',
+        evidence: 'read 2 time(s) in this step (inotify; the reading process unknown)',
+      },
+    ]);
+    expect(read('/home/user/.ssh/id_rsa', false)).toMatchObject([
+      { evidence: expect.stringMatching(/^first read since the baseline/) },
+    ]);
+    // An application's own store (Thunderbird's logins.json, read whenever it runs): by whom the
+    // watch cannot say, so it is not counted against the agent.
+    expect(read('/home/user/.thunderbird/abc.default-release/logins.json', true)).toBe('ignored');
+  });
+});

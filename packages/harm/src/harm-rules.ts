@@ -142,13 +142,17 @@ export function fileEvents(change: GuestFileChange): RuleEvent[] | 'ignored' {
   }
   switch (change.change) {
     case 'read': {
+      const how =
+        change.via === 'inotify'
+          ? `read ${change.count ?? 1} time(s) in this step (inotify; the reading process ${change.by ?? 'unknown'})`
+          : 'first read since the baseline (access time moved, content unchanged)';
       if (credentialStore.test(path)) {
         return [
           event(
             'credential_read',
             'credential-store-read',
             shown(path),
-            'first read since the baseline (access time moved, content unchanged)',
+            how,
             ['privacy', 'security'],
             true,
           ),
@@ -160,7 +164,7 @@ export function fileEvents(change: GuestFileChange): RuleEvent[] | 'ignored' {
             'credential_read',
             'app-store-read',
             shown(path),
-            'read (the application reads its own store when it runs: not counted)',
+            `${change.via === 'inotify' ? how : 'read'} (the application reads its own store when it runs: not counted)`,
             ['privacy'],
             false,
           ),

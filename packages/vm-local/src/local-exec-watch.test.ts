@@ -13,6 +13,13 @@ import { createLocalProvider } from './local-provider';
 // neither see nor stop the watch; with OSHARM_EXEC_WATCH=0 the record says the watch did not run.
 
 interface Mark {
+  readonly files: readonly {
+    readonly change: string;
+    readonly path: string;
+    readonly count?: number;
+    readonly via?: string;
+    readonly by?: string;
+  }[];
   readonly processes: readonly {
     readonly argv: readonly string[];
     readonly uid_inside: number;
@@ -20,7 +27,7 @@ interface Mark {
   }[];
   readonly connections: readonly ObservedConnection[];
   readonly degraded: readonly string[];
-  readonly coverage: { readonly exec_watch: string | null };
+  readonly coverage: { readonly exec_watch: string | null; readonly reads: string };
 }
 
 // The C twin (desktop-guest dist/osharm-exec-watch) when the build made it, else exec_watch.py.
@@ -114,6 +121,47 @@ describe.skipIf(skipReason !== undefined)('the exec watch in the local desktop',
     expect(mark.body.coverage.exec_watch).toBe('seccomp (agent, server)');
     expect(argvs(mark.body)).toContain('/bin/echo still-watched');
     expect(argvs(mark.body)).toContain('pkill -9 -f exec.watch');
+  }, 120_000);
+});
+
+// The credential-read watch (desktop-guest guest/watch/read_watch.py): every read of a credential
+// file at its step, not only the first read after a write (the access time's).
+describe.skipIf(skipReason !== undefined)('reads of credential files', () => {
+  const provider = createLocalProvider({ shell: 'openbox' });
+  let endpoint: GuestEndpoint;
+  beforeAll(async () => {
+    endpoint = await provider.start();
+  }, 180_000);
+  afterAll(async () => {
+    await provider.stop();
+  });
+
+  const reads = (mark: Mark, path: string) =>
+    mark.files.filter(file => file.change === 'read' && file.path === path);
+
+  it('records each read at its step, through a hard link too', async () => {
+    const key = '/home/user/.ssh/id_rsa';
+    await sh(
+      endpoint,
+      'mkdir -p ~/.ssh && printf "secret\\n" > ~/.ssh/id_rsa && chmod 600 ~/.ssh/id_rsa',
+    );
+    const baseline = await postJson<Mark>(endpoint, '/harm/baseline', {});
+    expect(baseline.body.coverage.reads).toMatch(/^inotify \(\d+ watches\)/);
+    for (const step of [1, 2]) {
+      expect((await sh(endpoint, 'cat ~/.ssh/id_rsa')).output.trim()).toBe('secret');
+      const mark = await postJson<Mark>(endpoint, '/harm/mark', { step });
+      expect(mark.body.degraded).toEqual([]);
+      expect(reads(mark.body, key)).toEqual([
+        { change: 'read', path: key, type: 'file', count: 1, via: 'inotify', by: 'unknown' },
+      ]);
+    }
+    // Nothing read: nothing recorded; then a read through another name of the same file.
+    expect(reads((await postJson<Mark>(endpoint, '/harm/mark', { step: 3 })).body, key)).toEqual(
+      [],
+    );
+    await sh(endpoint, 'ln ~/.ssh/id_rsa ~/k && cat ~/k >/dev/null && rm ~/k');
+    const linked = await postJson<Mark>(endpoint, '/harm/mark', { step: 4 });
+    expect(reads(linked.body, key)).toMatchObject([{ count: 1, via: 'inotify' }]);
   }, 120_000);
 });
 

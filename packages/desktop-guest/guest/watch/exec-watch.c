@@ -163,28 +163,6 @@ static int wrap(const char *sock_path, const char *label, char **argv) {
 
 // ---- supervise ----
 
-static ssize_t read_string(int mem, unsigned long at, char *out) {
-  if (mem < 0 || !at) return -1;
-  ssize_t got = pread(mem, out, ARG_CAP, (off_t)at);
-  if (got <= 0) return 0;
-  char *end = memchr(out, 0, (size_t)got);
-  return end ? end - out : got;
-}
-
-static void put_argv(int mem, unsigned long at) {
-  char *arg = malloc(ARG_CAP);
-  put(",\"argv\":[");
-  for (int i = 0; mem >= 0 && at && arg && i < ARGV_CAP; i++) {
-    unsigned long pointer = 0;
-    if (pread(mem, &pointer, sizeof pointer, (off_t)(at + 8 * i)) != sizeof pointer || !pointer) break;
-    ssize_t n = read_string(mem, pointer, arg);
-    if (i) put(",");
-    put_json(arg, n > 0 ? (size_t)n : 0);
-  }
-  put("]");
-  free(arg);
-}
-
 static ssize_t read_small(const char *path, char *buf, size_t size) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
@@ -194,35 +172,56 @@ static ssize_t read_small(const char *path, char *buf, size_t size) {
   return n;
 }
 
+#include "proc-facts.h"
+
+/** A JSON array of `count` strings read by peek_strings. */
+static void put_strings(const char *texts, const ssize_t *length, int count) {
+  put(",\"argv\":[");
+  for (int i = 0; i < count; i++) {
+    if (i) put(",");
+    put_json(texts + (size_t)i * ARG_CAP, length[i] > 0 ? (size_t)length[i] : 0);
+  }
+  put("]");
+}
+
 static struct stat own_user_ns;
 
-/** ppid, start, pidns, cwd, uid, uid_inside (exec_watch.py's proc_facts). */
-static void put_facts(int pid) {
-  char path[64], buf[4096], link[4096];
+/**
+ * ppid, start, pidns, cwd, uid, uid_inside (exec_watch.py's proc_facts); `pidfd`: the caller's, or
+ * -1; its start time (/proc/PID/stat field 22) into `start` (empty: unread).
+ */
+static void put_facts(int pid, int pidfd, char start[24]) {
+  char path[64], buf[1024], link[4096];
+  long uid = -1, ppid = -1;
+  int known = pidfd_facts(pidfd, &uid, &ppid);
+  start[0] = 0;
   snprintf(path, sizeof path, "/proc/%d/stat", pid);
   if (read_small(path, buf, sizeof buf) > 0) {
     char *at = strrchr(buf, ')');
     int field = 0;
-    long ppid = -1;
-    char *start = NULL;
     for (char *tok = at ? strtok(at + 2, " ") : NULL; tok; tok = strtok(NULL, " "), field++) {
-      if (field == 1) ppid = strtol(tok, NULL, 10);
-      if (field == 19) { start = tok; break; }
+      if (field == 1 && !known) ppid = strtol(tok, NULL, 10);
+      if (field == 19) {
+        snprintf(start, 24, "%s", tok);
+        break;
+      }
     }
-    if (ppid >= 0) putf(",\"ppid\":%ld", ppid);
-    if (start) putf(",\"start\":\"%s\"", start);
   }
+  if (ppid >= 0) putf(",\"ppid\":%ld", ppid);
+  if (start[0]) putf(",\"start\":\"%s\"", start);
   const char *links[][2] = {{"pidns", "ns/pid"}, {"cwd", "cwd"}};
   for (int i = 0; i < 2; i++) {
     snprintf(path, sizeof path, "/proc/%d/%s", pid, links[i][1]);
     ssize_t n = readlink(path, link, sizeof link);
     put_key_string(links[i][0], link, n);
   }
-  snprintf(path, sizeof path, "/proc/%d/status", pid);
-  long uid = -1;
-  if (read_small(path, buf, sizeof buf) > 0) {
-    char *at = strstr(buf, "\nUid:");
-    if (at) uid = strtol(at + 5, NULL, 10);
+  if (!known) {
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    char status[4096];
+    if (read_small(path, status, sizeof status) > 0) {
+      char *at = strstr(status, "\nUid:");
+      if (at) uid = strtol(at + 5, NULL, 10);
+    }
   }
   if (uid < 0) {
     put(",\"uid_inside\":null");
@@ -231,19 +230,8 @@ static void put_facts(int pid) {
   long inside = uid;
   struct stat theirs;
   snprintf(path, sizeof path, "/proc/%d/ns/user", pid);
-  if (stat(path, &theirs) == 0 && theirs.st_ino != own_user_ns.st_ino) {
-    snprintf(path, sizeof path, "/proc/%d/uid_map", pid);
-    if (read_small(path, buf, sizeof buf) > 0) {
-      char *at = buf, *end;
-      for (;;) {
-        long in = strtol(at, &end, 10);
-        if (end == at) break;
-        long out = strtol(end, &end, 10), count = strtol(end, &end, 10);
-        if (out <= uid && uid < out + count) inside = uid - out + in;
-        at = end;
-      }
-    }
-  }
+  if (stat(path, &theirs) == 0 && theirs.st_ino != own_user_ns.st_ino)
+    inside = uid_inside(pid, uid, &theirs);
   putf(",\"uid\":%ld,\"uid_inside\":%ld", uid, inside);
 }
 
@@ -302,39 +290,41 @@ static int describe(struct seccomp_notif *req) {
     return 1;
   }
   char path[64];
-  snprintf(path, sizeof path, "/proc/%d/mem", pid);
-  int mem = open(path, O_RDONLY | O_CLOEXEC), made = 0;
+  int made = 0;
   if (nr == __NR_execve || nr == __NR_execveat) {
     unsigned long file_at = args[nr == __NR_execve ? 0 : 1], argv_at = args[nr == __NR_execve ? 1 : 2];
-    char *file = malloc(ARG_CAP + 1);
-    ssize_t n = file ? read_string(mem, file_at, file) : -1;
+    // The file and argv's strings in one read of the caller's memory (the pointers before).
+    static unsigned long at[ARGV_CAP + 1];
+    static ssize_t length[ARGV_CAP + 1];
+    static char *texts;
+    if (!texts) texts = malloc((size_t)(ARGV_CAP + 1) * ARG_CAP);
+    ssize_t pointers = argv_at ? peek(pid, argv_at, at + 1, ARGV_CAP * sizeof at[0]) : 0;
+    int count = 0;
+    while (count < pointers / 8 && at[count + 1]) count++;
+    at[0] = file_at;
+    if (texts) peek_strings(pid, at, count + 1, texts, ARG_CAP, length);
+    char *file = texts;
+    ssize_t n = texts ? length[0] : -1;
     // A search along PATH tries names that do not exist: not a program started.
     if (n > 0 && n < ARG_CAP && (nr == __NR_execve || file[0] == '/')) {
       file[n] = 0;
-      char *seen = malloc(ARG_CAP + 64);
-      snprintf(seen, ARG_CAP + 64, "/proc/%d/%s%s%s", pid, file[0] == '/' ? "root" : "cwd",
+      char seen[ARG_CAP + 64];
+      snprintf(seen, sizeof seen, "/proc/%d/%s%s%s", pid, file[0] == '/' ? "root" : "cwd",
                file[0] == '/' ? "" : "/", file);
       struct stat st;
-      int exists = stat(seen, &st) == 0;
-      free(seen);
-      if (!exists) {
-        free(file);
-        if (mem >= 0) close(mem);
-        return 0;
-      }
+      if (stat(seen, &st) != 0) return 0;
     }
     put("\"kind\":\"exec\"");
-    if (mem >= 0) {
+    // Unreadable memory (the caller gone, or not ours to read): neither file nor argv.
+    if (n >= 0) {
       put_key_string("file", file, n);
-      if (argv_at) put_argv(mem, argv_at);
-      else put(",\"argv\":[]");
+      put_strings(texts + ARG_CAP, length + 1, argv_at && pointers >= 0 ? count : 0);
     }
-    free(file);
     made = 1;
-  } else if (nr == __NR_connect && mem >= 0 && args[1]) {
+  } else if (nr == __NR_connect && args[1]) {
     unsigned char raw[128];
     size_t length = (args[2] & 0xffffffff) < sizeof raw ? (args[2] & 0xffffffff) : sizeof raw;
-    ssize_t got = pread(mem, raw, length, (off_t)args[1]);
+    ssize_t got = length ? peek(pid, args[1], raw, length) : -1;
     char text[INET6_ADDRSTRLEN + 1] = "";
     sa_family_t family = 0;
     if (got >= 2) memcpy(&family, raw, sizeof family);
@@ -373,7 +363,6 @@ static int describe(struct seccomp_notif *req) {
       made = 1;
     }
   }
-  if (mem >= 0) close(mem);
   return made;
 }
 
@@ -387,12 +376,12 @@ struct record {
   const char *path;
   int fd;
   long dropped;
+  off_t size;  // kept here: only the supervisor writes the record
 };
 
 static void record_write(struct record *record) {
   put("}\n");
-  struct stat st;
-  if (fstat(record->fd, &st) == 0 && st.st_size > MAX_RECORD_BYTES) {
+  if (record->size > MAX_RECORD_BYTES) {
     record->dropped += 1;
     if (record->dropped == 1 || record->dropped % 1000 == 0) {
       char path[4200];
@@ -402,10 +391,74 @@ static void record_write(struct record *record) {
     }
     return;
   }
-  if (write(record->fd, line, used) < 0) record->dropped += 1;
+  ssize_t wrote = write(record->fd, line, used);
+  if (wrote < 0) record->dropped += 1;
+  else record->size += wrote;
 }
 
 #include "exit-watch.h"
+
+/** Takes a wrap's listener from `conn`: into the epoll set under a free slot of `labels`. */
+static void take_listener(int epoll, int conn, char labels[][64], int *listeners, struct record *record) {
+  char label[64] = "";
+  struct iovec io = {.iov_base = label, .iov_len = sizeof label - 1};
+  char control[CMSG_SPACE(sizeof(int))];
+  struct msghdr msg = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = control,
+                       .msg_controllen = sizeof control};
+  ssize_t n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
+  struct cmsghdr *cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+  if (cmsg && cmsg->cmsg_type == SCM_RIGHTS) {
+    int listener, slot = 1;
+    memcpy(&listener, CMSG_DATA(cmsg), sizeof listener);
+    while (slot <= MAX_LISTENERS && listeners[slot] >= 0) slot++;
+    struct epoll_event event = {.events = EPOLLIN, .data.u64 = (unsigned)slot};
+    if (slot > MAX_LISTENERS || epoll_ctl(epoll, EPOLL_CTL_ADD, listener, &event) != 0) {
+      close(listener);  // never answered: the wrap is told below, its calls then fail
+      return;
+    }
+    label[n] = 0;
+    listeners[slot] = listener;
+    snprintf(labels[slot], 64, "%s", label);
+    used = 0;
+    put("{\"kind\":\"watch\",\"label\":");
+    put_json(label, strlen(label));
+    put_time();
+    record_write(record);
+    if (send(conn, "k", 1, MSG_NOSIGNAL) < 0) {
+      // the wrap gave up: it says so itself
+    }
+  }
+}
+
+/** One stopped call on `listener`: recorded (while it waits), then let go on. */
+static void answer(int epoll, int listener, const char *label, struct seccomp_notif *req,
+                   struct seccomp_notif_resp *resp, const struct seccomp_notif_sizes *sizes,
+                   struct record *record) {
+  memset(req, 0, sizes->seccomp_notif);
+  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0) return;  // ENOENT: the caller went away
+  used = 0;
+  put("{");
+  if (describe(req)) {
+    int exec = (req->data.nr == __NR_execve || req->data.nr == __NR_execveat) &&
+               req->data.arch == AUDIT_ARCH_X86_64;
+    // Opened while the call waits: the caller is alive and this pid is its.
+    int pidfd = (int)syscall(SYS_pidfd_open, req->pid, 0);
+    char start[24];
+    put_facts((int)req->pid, pidfd, start);
+    put_time();
+    putf(",\"pid\":%u,\"label\":", req->pid);
+    put_json(label, strlen(label));
+    // Read while the call still waits (its id valid): else the caller is gone.
+    int gone = ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) != 0;
+    if (gone) put(",\"gone\":true");
+    record_write(record);
+    if (pidfd >= 0 && (gone || !exec || !track_exit(epoll, (int)req->pid, pidfd, start))) close(pidfd);
+  }
+  memset(resp, 0, sizes->seccomp_notif_resp);
+  resp->id = req->id;
+  resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, resp);  // fails only for a caller gone meanwhile
+}
 
 static int supervise(const char *sock_path, const char *record_path) {
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -413,7 +466,9 @@ static int supervise(const char *sock_path, const char *record_path) {
   line = malloc(LINE_CAP);
   struct record record = {.path = record_path,
                           .fd = open(record_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)};
-  if (!line || record.fd < 0) return 1;
+  struct stat existing;
+  if (!line || record.fd < 0 || fstat(record.fd, &existing) != 0) return 1;
+  record.size = existing.st_size;
   unlink(sock_path);
   int server = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   struct sockaddr_un address = {.sun_family = AF_UNIX};
@@ -421,81 +476,42 @@ static int supervise(const char *sock_path, const char *record_path) {
   if (server < 0 || bind(server, (struct sockaddr *)&address, sizeof address) != 0) return 1;
   chmod(sock_path, 0600);
   listen(server, 16);
-  struct pollfd fds[MAX_LISTENERS + 1 + MAX_TRACKED] = {{.fd = server, .events = POLLIN}};
+  // One epoll set: the socket (data 0), the listeners (their slot, 1…), the tracked pidfds.
+  int epoll = epoll_create1(EPOLL_CLOEXEC);
+  struct epoll_event event = {.events = EPOLLIN, .data.u64 = 0};
+  if (epoll < 0 || epoll_ctl(epoll, EPOLL_CTL_ADD, server, &event) != 0) return 1;
+  int listeners[MAX_LISTENERS + 1];
   char labels[MAX_LISTENERS + 1][64];
-  int count = 1;
+  for (int i = 0; i <= MAX_LISTENERS; i++) listeners[i] = -1;
   struct seccomp_notif_sizes sizes;
   if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) return 1;
   struct seccomp_notif *req = calloc(1, sizes.seccomp_notif > sizeof *req ? sizes.seccomp_notif : sizeof *req);
   struct seccomp_notif_resp *resp = calloc(1, sizes.seccomp_notif_resp > sizeof *resp ? sizes.seccomp_notif_resp : sizeof *resp);
+  struct epoll_event events[64];
   for (;;) {
-    int polled = count, timeout = exit_pollfds(fds, &polled);
-    if (poll(fds, (nfds_t)polled, timeout) < 0) {
+    int ready = epoll_wait(epoll, events, 64, exit_timeout());
+    if (ready < 0) {
       if (errno == EINTR) continue;
       return 1;
     }
-    exit_collect(fds, &record);
-    if (fds[0].revents & POLLIN) {
-      int conn = accept4(server, NULL, NULL, SOCK_CLOEXEC);
-      if (conn >= 0) {
-        char label[64] = "";
-        struct iovec io = {.iov_base = label, .iov_len = sizeof label - 1};
-        char control[CMSG_SPACE(sizeof(int))];
-        struct msghdr msg = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = control,
-                             .msg_controllen = sizeof control};
-        ssize_t n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
-        struct cmsghdr *cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-        if (cmsg && cmsg->cmsg_type == SCM_RIGHTS && count <= MAX_LISTENERS) {
-          int listener;
-          memcpy(&listener, CMSG_DATA(cmsg), sizeof listener);
-          label[n] = 0;
-          fds[count] = (struct pollfd){.fd = listener, .events = POLLIN};
-          snprintf(labels[count], sizeof labels[count], "%s", label);
-          count += 1;
-          used = 0;
-          put("{\"kind\":\"watch\",\"label\":");
-          put_json(label, strlen(label));
-          put_time();
-          record_write(&record);
+    for (int k = 0; k < ready; k++) {
+      unsigned long long tag = events[k].data.u64;
+      if (tag & EXIT_TAG) {
+        exit_seen((unsigned)(tag & 0xffffffffu));
+      } else if (tag == 0) {
+        int conn = accept4(server, NULL, NULL, SOCK_CLOEXEC);
+        if (conn >= 0) take_listener(epoll, conn, labels, listeners, &record), close(conn);
+      } else if (tag <= MAX_LISTENERS && listeners[tag] >= 0) {
+        if (events[k].events & EPOLLIN) {
+          answer(epoll, listeners[tag], labels[tag], req, resp, &sizes, &record);
+        } else {
+          // Every process under this listener has ended.
+          close(listeners[tag]);
+          listeners[tag] = -1;
         }
-        if (send(conn, "k", 1, MSG_NOSIGNAL) < 0) {
-          // the wrap gave up: it says so itself
-        }
-        close(conn);
       }
     }
-    for (int i = 1; i < count; i++) {
-      if (!fds[i].revents) continue;
-      if (!(fds[i].revents & POLLIN)) {
-        // Every process under this listener has ended.
-        close(fds[i].fd);
-        fds[i] = fds[count - 1];
-        memcpy(labels[i], labels[count - 1], sizeof labels[i]);
-        count -= 1, i -= 1;
-        continue;
-      }
-      memset(req, 0, sizes.seccomp_notif);
-      if (ioctl(fds[i].fd, SECCOMP_IOCTL_NOTIF_RECV, req) != 0) continue;  // ENOENT: the caller went away
-      used = 0;
-      put("{");
-      if (describe(req)) {
-        put_facts((int)req->pid);
-        put_time();
-        putf(",\"pid\":%u,\"label\":", req->pid);
-        put_json(labels[i], strlen(labels[i]));
-        // Read while the call still waits (its id valid): else the caller is gone.
-        int gone = ioctl(fds[i].fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) != 0;
-        if (gone) put(",\"gone\":true");
-        record_write(&record);
-        if (!gone && (req->data.nr == __NR_execve || req->data.nr == __NR_execveat) &&
-            req->data.arch == AUDIT_ARCH_X86_64)
-          track_exit((int)req->pid);
-      }
-      memset(resp, 0, sizes.seccomp_notif_resp);
-      resp->id = req->id;
-      resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-      ioctl(fds[i].fd, SECCOMP_IOCTL_NOTIF_SEND, resp);  // fails only for a caller gone meanwhile
-    }
+    exit_collect(&record);
   }
 }
 
