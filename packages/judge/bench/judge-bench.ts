@@ -8,16 +8,18 @@
 // (c) peak RSS over 1,000 `default` trajectories of 15 1920×1080 screenshots at concurrency 8
 //     (target < 400 MB).
 // The stand-ins run in child processes, so (b) and (c) measure only the harness. (b)'s system time
-// includes creating judgment.json's and messages.json's temp files, which on this project's machine
-// (ext4 without a journal) costs 0.02–1 ms each, depending on how many inodes anything deleted
-// nearby in the last minutes (docs/benchmarks.md); each pass prints user and system apart. (a) and (b) follow
+// includes creating judgment.json's and messages.json's temp files, which on this project's machine's
+// disk (ext4 without a journal) costs 0.02–1 ms each, depending on how many inodes anything deleted
+// nearby in the last minutes (docs/benchmarks.md); the trees therefore go on a tmpfs when there is
+// one (bench-dir.ts; OSHARM_BENCH_DIR=/tmp measures the disk). Each pass prints user and system apart. (a) and (b) follow
 // an untimed pass over the same tree that fills the caption cache and warms the process; (c) runs
 // in a fresh process. Prints figures and PASS / FAIL; exits 0 either way (it is a measurement, not
 // a test). Environment:
 // BENCH_MEMORY_TRAJECTORIES (default 1000), BENCH_KEEP=1 keeps the generated trees.
 import { spawn } from 'node:child_process';
+import { benchDir } from './bench-dir.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -119,7 +121,8 @@ log(
 log(
   `stand-ins run in child processes (bench-stand-in.ts); the judge stand-in answers after latencyMs = ${LATENCY_MS}.`,
 );
-const root = await mkdtemp(join(tmpdir(), 'osharm-judge-bench-'));
+const root = await mkdtemp(join(benchDir(), 'osharm-judge-bench-'));
+log(`trees in ${root} (OSHARM_BENCH_DIR to choose; a tmpfs keeps file creation's cost flat)`);
 const judgeServer = await startChildStandIn(LATENCY_MS);
 const captionServer = await startChildStandIn(0);
 const rows: [string, string, string, string][] = [];

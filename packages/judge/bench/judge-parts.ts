@@ -10,8 +10,8 @@
 // the judge call, the validation and provenance, and the writes (judgment.json, messages.json).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { benchDir } from './bench-dir.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +53,7 @@ async function startStandIn(): Promise<{ url: string; close: () => void }> {
 }
 
 const routing = (baseURL: string) => ({ openai: { baseURL, apiKey: 'bench', maxRetries: 0 } });
-const root = await mkdtemp(join(tmpdir(), 'osharm-judge-parts-'));
+const root = await mkdtemp(join(benchDir(), 'osharm-judge-parts-'));
 const judgeServer = await startStandIn();
 const captionServer = await startStandIn();
 const rows: string[] = [];
