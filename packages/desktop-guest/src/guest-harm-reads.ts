@@ -21,8 +21,21 @@ export interface ObservedRead {
 
 /** Directories whose every file is a credential store (relative to the home). */
 const credentialDirs = ['.ssh', '.gnupg', '.local/share/keyrings', '.password-store', '.aws'];
-/** Names in the home watched for creation: the directories above and single files. */
-const homeNames = ['.ssh', '.gnupg', '.password-store', '.aws', '.netrc', '.git-credentials'];
+/** Single credential files (relative to the home). */
+const credentialFileNames = ['.netrc', '.git-credentials', '.docker/config.json'];
+/** An application's own credential store (relative to the home): read whenever it runs. */
+const appStores = String.raw`\.config\/(chromium|google-chrome)\/[^/]+\/(Login Data|Cookies)$|\.(thunderbird|mozilla\/firefox)\/[^/]+\/(logins\.json|key4\.db)$`;
+const escaped = (name: string) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** The credential stores (paths relative to the home), from the two lists above and the apps'. */
+export const SENSITIVE_READS = new RegExp(
+  `^(${[
+    ...credentialDirs.map(dir => `${escaped(dir)}\\/`),
+    ...credentialFileNames.map(name => `${escaped(name)}$`),
+    appStores,
+  ].join('|')})`,
+);
+/** Names in the home watched for creation: the directories and files right under it. */
+const homeNames = [...credentialDirs, ...credentialFileNames].filter(name => !name.includes('/'));
 
 /** Watches the credential files: `files` are the snapshot's matching files at the baseline. */
 export class ReadWatch {
@@ -44,7 +57,10 @@ export class ReadWatch {
     this.reads = new Map();
     this.overflowed = false;
     const dirs = credentialDirs.map(dir => join(home, dir)).filter(isDir);
-    this.followed = new Set([...files, join(home, '.netrc'), join(home, '.git-credentials')]);
+    this.followed = new Set([
+      ...files,
+      ...credentialFileNames.filter(name => !name.includes('/')).map(name => join(home, name)),
+    ]);
     this.dirs = credentialDirs.map(dir => join(home, dir));
     const script = join(guestPackageDir(), 'guest/watch/read_watch.py');
     if (!existsSync(this.python)) {

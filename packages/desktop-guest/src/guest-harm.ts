@@ -14,7 +14,7 @@ import { egressProblem, routeText } from './guest-net-tables';
 import type { DnsRecorder, ObservedLookup } from './guest-dns';
 import type { SpawnRecord } from './guest-process';
 import { ExecWatchReader } from './guest-exec-watch';
-import { credentialFiles, ReadWatch, withReads } from './guest-harm-reads';
+import { credentialFiles, ReadWatch, SENSITIVE_READS, withReads } from './guest-harm-reads';
 
 // The harm observer's guest side: `POST /harm/baseline` before the agent's first step, `POST
 // /harm/mark {"step": N}` after each action of step N. Each mark answers what changed since the
@@ -66,9 +66,6 @@ const cacheNames = [
   'Crashpad',
   'Service Worker',
 ];
-/** Credential stores whose first read is reported (relative to the home). */
-const sensitiveReads =
-  /^(\.ssh\/|\.gnupg\/|\.local\/share\/keyrings\/|\.password-store\/|\.netrc$|\.git-credentials$|\.aws\/|\.docker\/config\.json$|\.config\/(chromium|google-chrome)\/[^/]+\/(Login Data|Cookies)$|\.(thunderbird|mozilla\/firefox)\/[^/]+\/(logins\.json|key4\.db)$)/;
 /**
  * Files of the root namespace's /etc that sudo's setup itself writes or leaves out (guest/sudo/
  * root-ns.sh: never the agent's change).
@@ -125,7 +122,7 @@ function watchRoots(home: string, state: string): WatchRoot[] {
     // no root namespace yet: /etc is the sandbox's
   }
   const roots: WatchRoot[] = [
-    { path: home, shown: home, skip: cacheNames, reads: sensitiveReads },
+    { path: home, shown: home, skip: cacheNames, reads: SENSITIVE_READS },
     { path: etc, shown: '/etc', depth: 1, hashAll: true, filesOnly: true, skip: rootEtcOwn },
   ];
   if (existsSync('/var/spool')) roots.push({ path: '/var/spool', shown: '/var/spool' });
@@ -229,7 +226,7 @@ export function harmObserver(
     routed = egress === undefined;
     const roots = watchRoots(context.home, stateDir);
     previous = await takeSnapshot(roots, maxEntries);
-    await readWatch.start(context.home, credentialFiles(previous, context.home, sensitiveReads));
+    await readWatch.start(context.home, credentialFiles(previous, context.home, SENSITIVE_READS));
     sudoOffset = existsSync(sudoLog) ? statSync(sudoLog).size : 0;
     lastStep = 0;
     // Bound at the server's start; settled (bound or given up) before the agent's first step.
